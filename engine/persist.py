@@ -1,0 +1,73 @@
+"""Saving and loading games as JSON: the rules, the seed and the ordered moves.
+
+Loading replays every move through the rules, so a record that was edited into
+something impossible is rejected with :class:`CorruptRecordError`, never loaded.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from .errors import CorruptRecordError, HeartsError
+from .moves import parse_move
+from .rules import Rules, RulesError
+from .state import Game
+
+SCHEMA_VERSION = 1
+
+
+def game_to_dict(game: Game) -> dict[str, Any]:
+    data: dict[str, Any] = {
+        "schema": SCHEMA_VERSION,
+        "rules": game.rules.to_dict(),
+        "seed": game.seed,
+        "moves": [m.code() for m in game.moves],
+    }
+    if game._deals:
+        data["deals"] = [[str(_cs(h)) for h in d] for d in game._deals]
+    return data
+
+
+def _cs(mask: int) -> object:
+    from .cards import CardSet
+    return CardSet.from_mask(mask)
+
+
+def game_from_dict(data: Any) -> Game:
+    if not isinstance(data, dict):
+        raise CorruptRecordError("a saved game must be a JSON object")
+    if data.get("schema") != SCHEMA_VERSION:
+        raise CorruptRecordError(f"unsupported saved-game schema {data.get('schema')!r} (expected {SCHEMA_VERSION})")
+    try:
+        rules = Rules.from_dict(data["rules"])
+    except (KeyError, TypeError, RulesError) as exc:
+        raise CorruptRecordError(f"bad rules in saved game: {exc}") from None
+    seed = data.get("seed")
+    if not isinstance(seed, (int, str)) or isinstance(seed, bool):
+        raise CorruptRecordError("the saved game has no valid seed")
+    moves = data.get("moves")
+    if not isinstance(moves, list):
+        raise CorruptRecordError("the saved game has no move list")
+    try:
+        game = Game(rules, seed=seed, deals=data.get("deals"))
+    except (ValueError, TypeError) as exc:
+        raise CorruptRecordError(f"bad deals in saved game: {exc}") from None
+    for i, code in enumerate(moves):
+        try:
+            game.apply(parse_move(code))
+        except HeartsError as exc:
+            raise CorruptRecordError(f"move {i + 1} ({code!r}) does not replay: {exc}") from None
+    return game
+
+
+def dumps(game: Game) -> str:
+    return json.dumps(game_to_dict(game), separators=(",", ":"), ensure_ascii=False)
+
+
+def loads(text: str) -> Game:
+    try:
+        data = json.loads(text)
+    except (ValueError, TypeError) as exc:
+        raise CorruptRecordError(f"a saved game must be JSON: {exc}") from None
+    return game_from_dict(data)

@@ -1,0 +1,502 @@
+"""The true state of a game: dealing, passing, tricks, scoring, the end of the game.
+
+Only the referee (the server, the arena) holds a :class:`Game`.  Players — people
+and computer players alike — get a :class:`~engine.view.PlayerView` built from it.
+"""
+
+from __future__ import annotations
+
+import random
+import secrets
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from enum import Enum
+from itertools import combinations
+from typing import NamedTuple
+
+from . import events as ev
+from .cards import (
+    CARDS,
+    HEARTS,
+    LOW,
+    SUIT_MASK,
+    Card,
+    CardSet,
+    Suit,
+    add_card,
+    cards_of,
+    iter_cards,
+    multiset_add,
+    multiset_sub,
+    remove_card,
+)
+from .errors import IllegalMoveError, NotYourTurnError, WrongPhaseError
+from .moves import MoonMove, Move, NextRound, PassMove, PlayMove
+from .rules import STANDARD, PassDirection, Rules
+
+PASS_SIZE = 3
+
+
+class Phase(Enum):
+    PASS = "pass"
+    PLAY = "play"
+    MOON_CHOICE = "moon_choice"
+    ROUND_OVER = "round_over"
+    GAME_OVER = "game_over"
+
+
+class Trick(NamedTuple):
+    """A finished trick. ``winner`` is ``None`` for a cancelled trick (Cancellation)."""
+
+    number: int
+    leader: int
+    cards: tuple[Card, ...]
+    winner: int | None
+    points: int
+    carried: tuple[Card, ...] = ()
+
+    def seat_of(self, position: int, players: int) -> int:
+        return (self.leader + position) % players
+
+
+def _as_mask(cards: CardSet | Iterable[Card | str | int] | str) -> int:
+    return cards.mask if isinstance(cards, CardSet) else CardSet(cards).mask
+
+
+class Game:
+    """One game of Hearts from the first deal to the winner.
+
+    Create it from rules and a seed (every round's deal follows from the seed) or
+    with explicit ``deals`` (a list of rounds, each a list of hands by seat) for
+    tests and replays; rounds past the explicit deals are dealt from the seed.
+    """
+
+    def __init__(self, rules: Rules = STANDARD, seed: int | str | None = None,
+                 deals: Sequence[Sequence[CardSet | str | Iterable[Card | str | int]]] | None = None) -> None:
+        self.rules = rules
+        self.seed: int | str = secrets.randbits(63) if seed is None else seed
+        n = rules.players
+        self.players = n
+        self._deals: list[list[int]] = [self._check_deal([_as_mask(h) for h in d]) for d in (deals or ())]
+        self._double = rules.cancellation
+        self._points = rules.card_points
+        self._penalty = rules.penalty_mask
+        self._breaks = rules.breaks_hearts
+        self._first_forbidden = rules.first_trick_forbidden
+        self._may_lead_hearts = rules.no_breaking
+        self.totals = [0] * n
+        self.round_points: list[tuple[int, ...]] = []
+        self.shooters: list[int | None] = []
+        self.winner: int | None = None
+        self._log: list[tuple[int, Card] | Move] = []
+        self.round_index = -1
+        self._start_round([])
+
+    # ---- rounds ------------------------------------------------------------------------
+
+    def _check_deal(self, hands: list[int]) -> list[int]:
+        r = self.rules
+        if len(hands) != r.players:
+            raise ValueError(f"a deal needs {r.players} hands, got {len(hands)}")
+        deck = 0
+        for c in r.deck:
+            deck = add_card(deck, c)
+        rest = deck
+        for seat, h in enumerate(hands):
+            if h.bit_count() != r.hand_size:
+                raise ValueError(f"hand {seat} has {h.bit_count()} cards, not {r.hand_size}")
+            if multiset_sub(h, rest):
+                raise ValueError(f"hand {seat} holds cards that are not in the deck or already dealt")
+            rest = multiset_sub(rest, h)
+        return hands
+
+    def _start_round(self, events: list[ev.Event]) -> None:
+        r = self.rules
+        n = self.players
+        self.round_index += 1
+        ri = self.round_index
+        self.dealer = (n - 1 + ri) % n
+        if ri < len(self._deals):
+            hands = list(self._deals[ri])
+        else:
+            deck = list(r.deck)
+            random.Random(f"{self.seed}/{ri}").shuffle(deck)
+            hands = [0] * n
+            start = self.dealer + 1
+            if self._double:
+                for i in range(r.hand_size * n):
+                    s = (start + i) % n
+                    hands[s] = add_card(hands[s], deck[i])
+            else:
+                for i in range(r.hand_size * n):
+                    hands[(start + i) % n] |= 1 << deck[i]
+        self.hands = hands
+        self.dealt = list(hands)
+        in_play = 0
+        for h in hands:
+            in_play = multiset_add(in_play, h) if self._double else in_play | h
+        self.in_play = in_play
+        pen = self._penalty
+        self.moon_value = sum(self._points[c] for c in iter_cards(in_play) if pen >> c & 1)
+        self._penalty_in_play = sum(1 for c in iter_cards(in_play) if pen >> c & 1)
+        self.pass_direction = r.pass_direction(ri)
+        self.passes: list[int | None] = [None] * n
+        self.received: list[int] = [0] * n
+        self.tricks: list[Trick] = []
+        self.trick: list[Card] = []
+        self.pot: list[Card] = []
+        self.taken_points = [0] * n
+        self._taken_penalty = [0] * n
+        self.taken: list[int] = [0] * n
+        self.voids = [0] * n
+        self.hearts_broken = False
+        self.pending_shooter: int | None = None
+        self.turn: int | None = None
+        self.leader: int | None = None
+        self._legal = 0
+        events.append(ev.RoundStarted(ri, self.dealer, self.pass_direction))
+        if self.pass_direction is PassDirection.NONE:
+            self._begin_play()
+        else:
+            self.phase = Phase.PASS
+
+    def _begin_play(self) -> None:
+        n = self.players
+        clubs = 0
+        for h in self.hands:
+            clubs |= h & SUIT_MASK[Suit.CLUBS]
+        start = self.dealer + 1
+        if clubs:
+            low = clubs & -clubs
+            self.first_lead: Card | None = CARDS[low.bit_length() - 1]
+            leader = next(s % n for s in range(start, start + n) if self.hands[s % n] & low)
+        else:  # no club in play at all: the dealer's left leads anything
+            self.first_lead = None
+            leader = start % n
+        self.phase = Phase.PLAY
+        self.leader = self.turn = leader
+        self._led = -1
+        self._best = -1
+        self._best_seat = leader
+        self._legal = self._compute_legal()
+
+    # ---- who acts, what is legal -------------------------------------------------------
+
+    @property
+    def to_act(self) -> tuple[int, ...]:
+        """The seats expected to act now (several while passing, none between rounds)."""
+        if self.phase is Phase.PASS:
+            return tuple(s for s in range(self.players) if self.passes[s] is None)
+        if self.phase is Phase.PLAY:
+            return (self.turn,)  # type: ignore[return-value]
+        if self.phase is Phase.MOON_CHOICE:
+            return (self.pending_shooter,)  # type: ignore[return-value]
+        return ()
+
+    @property
+    def trick_index(self) -> int:
+        return len(self.tricks)
+
+    @property
+    def first_trick(self) -> bool:
+        return not self.tricks
+
+    def _compute_legal(self) -> int:
+        hand = self.hands[self.turn] & LOW  # type: ignore[index]
+        if self.trick:
+            follow = hand & SUIT_MASK[self._led]
+            if follow:
+                return follow
+            if not self.tricks:  # first trick: no points unless that is all there is
+                safe = hand & ~self._first_forbidden
+                if safe:
+                    return safe
+            return hand
+        if not self.tricks and self.first_lead is not None:
+            return 1 << self.first_lead  # the lowest club in play opens the round
+        if not self.hearts_broken and not self._may_lead_hearts:
+            rest = hand & ~HEARTS  # hearts may not be led before they are broken…
+            if rest:
+                return rest
+        return hand  # …unless the leader holds only hearts
+
+    @property
+    def legal_mask(self) -> int:
+        """Mask of the cards the seat to play may play (0 outside the play phase)."""
+        return self._legal if self.phase is Phase.PLAY else 0
+
+    def legal_cards(self) -> tuple[Card, ...]:
+        """The cards the seat to play may play, sorted."""
+        return cards_of(self.legal_mask)
+
+    def legal_moves(self, seat: int | None = None) -> list[Move]:
+        """Every legal move of ``seat`` (default: the seat to act; for passing, every
+        3-card choice of that seat)."""
+        if self.phase is Phase.PLAY:
+            if seat is not None and seat != self.turn:
+                return []
+            return [PlayMove(self.turn, c) for c in cards_of(self._legal)]  # type: ignore[arg-type]
+        if self.phase is Phase.PASS:
+            seats = self.to_act if seat is None else (seat,) if self.passes[seat] is None else ()
+            if not seats:
+                return []
+            s = seats[0]
+            combos = {CardSet(c) for c in combinations(iter_cards(self.hands[s]), PASS_SIZE)}
+            return [PassMove(s, c) for c in sorted(combos, key=lambda c: c.mask)]
+        if self.phase is Phase.MOON_CHOICE:
+            shooter = self.pending_shooter
+            if shooter is None or (seat is not None and seat != shooter):
+                return []
+            return [MoonMove(shooter, False), MoonMove(shooter, True)]
+        if self.phase is Phase.ROUND_OVER:
+            return [NextRound()]
+        return []
+
+    # ---- applying moves ----------------------------------------------------------------
+
+    def apply(self, move: Move) -> list[ev.Event]:
+        """Apply any move; see :meth:`pass_cards`, :meth:`play`, :meth:`choose_moon`,
+        :meth:`next_round`."""
+        if isinstance(move, PlayMove):
+            return self.play(move.seat, move.card)
+        if isinstance(move, PassMove):
+            return self.pass_cards(move.seat, move.cards)
+        if isinstance(move, MoonMove):
+            return self.choose_moon(move.seat, move.subtract)
+        if isinstance(move, NextRound):
+            return self.next_round()
+        raise TypeError(f"not a move: {move!r}")
+
+    def _check_seat(self, seat: int) -> None:
+        if type(seat) is not int or not 0 <= seat < self.players:
+            raise IllegalMoveError(f"no seat {seat!r} at a {self.players}-player table", "bad_seat")
+
+    def pass_cards(self, seat: int, cards: CardSet | Iterable[Card | str | int] | str) -> list[ev.Event]:
+        """Choose the three cards ``seat`` passes; they change hands once every seat has chosen."""
+        self._check_seat(seat)
+        if self.phase is not Phase.PASS:
+            raise WrongPhaseError("it is not the time to pass cards")
+        if self.passes[seat] is not None:
+            raise NotYourTurnError("you have already passed")
+        try:
+            mask = _as_mask(cards)
+        except ValueError as exc:
+            raise IllegalMoveError(f"pass exactly {PASS_SIZE} cards you hold ({exc})", "pass_cards") from None
+        if mask.bit_count() != PASS_SIZE or multiset_sub(mask, self.hands[seat]):
+            raise IllegalMoveError(f"pass exactly {PASS_SIZE} cards you hold", "pass_cards")
+        self.passes[seat] = mask
+        self._log.append(PassMove(seat, CardSet.from_mask(mask)))
+        events: list[ev.Event] = [ev.CardsPassed(seat)]
+        if all(p is not None for p in self.passes):
+            n = self.players
+            d = self.pass_direction
+            hands = [multiset_sub(h, p) for h, p in zip(self.hands, self.passes, strict=True)]  # type: ignore[arg-type]
+            for s, p in enumerate(self.passes):
+                t = d.target(s, n)
+                self.received[t] = p  # type: ignore[assignment]
+                hands[t] = multiset_add(hands[t], p) if self._double else hands[t] | p  # type: ignore[operator,arg-type]
+            self.hands = hands
+            events.append(ev.PassesExchanged(d))
+            self._begin_play()
+        return events
+
+    def play(self, seat: int, card: Card | str | int) -> list[ev.Event]:
+        """Play ``card`` from ``seat``'s hand to the current trick."""
+        if seat != self.turn or self.phase is not Phase.PLAY:
+            self._check_seat(seat)
+            if self.phase is not Phase.PLAY:
+                raise WrongPhaseError("it is not the time to play a card")
+            raise NotYourTurnError()
+        if type(card) is not Card:
+            card = Card(card)
+        if not self._legal >> card & 1:
+            raise self._why_illegal(seat, card)
+        if self._double:
+            self.hands[seat] = remove_card(self.hands[seat], card)
+        else:
+            self.hands[seat] ^= 1 << card
+        self._log.append((seat, card))
+        events: list[ev.Event] = [ev.CardPlayed(seat, card)]
+        trick = self.trick
+        suit = card // 13
+        if trick:
+            if suit != self._led:
+                self.voids[seat] |= 1 << self._led
+                if not self.tricks and self._first_forbidden >> card & 1:
+                    # only point cards left on the first trick: no diamonds either
+                    self.voids[seat] |= 1 << Suit.DIAMONDS | (1 << Suit.SPADES if suit == Suit.SPADES else 0)
+            elif card > self._best:
+                self._best = card
+                self._best_seat = seat
+        else:
+            if suit == Suit.HEARTS and not self.hearts_broken and not self._may_lead_hearts:
+                self.voids[seat] |= 0b0111  # led a heart before they broke: holds only hearts
+            self._led = suit
+            self._best = card
+            self._best_seat = seat
+        if not self.hearts_broken and self._breaks >> card & 1:
+            self.hearts_broken = True
+            events.append(ev.HeartsBroken(seat, card))
+        trick.append(card)
+        if len(trick) == self.players:
+            self._end_trick(events)
+        else:
+            self.turn = (seat + 1) % self.players
+            self._legal = self._compute_legal()
+        return events
+
+    def _why_illegal(self, seat: int, card: Card) -> IllegalMoveError:
+        hand = self.hands[seat]
+        if not hand >> card & 1:
+            return IllegalMoveError(f"you do not hold the {card.name()}", "not_in_hand")
+        if self.trick:
+            led = Suit(self._led)
+            if hand & SUIT_MASK[led]:
+                return IllegalMoveError(f"must follow {led.plural}", "must_follow")
+            return IllegalMoveError("no points on the first trick", "first_trick_points")
+        if not self.tricks and self.first_lead is not None:
+            return IllegalMoveError(f"the first trick is led with the {self.first_lead.symbol()}", "first_lead")
+        return IllegalMoveError("hearts are not broken", "hearts_not_broken")
+
+    def _end_trick(self, events: list[ev.Event]) -> None:
+        n = self.players
+        trick = self.trick
+        leader: int = self.leader  # type: ignore[assignment]
+        index = len(self.tricks)
+        cards = tuple(trick)
+        last = not self.hands[leader]
+        winner: int | None = self._best_seat
+        if self._double:
+            counts = Counter(cards)
+            live = [c for c in cards if counts[c] == 1 and c // 13 == self._led]
+            if live:
+                winner = (leader + cards.index(max(live))) % n
+            elif last:
+                winner = leader  # an all-cancelled last trick goes to its leader
+            else:
+                winner = None
+        self.trick = []
+        self._led = -1
+        if winner is None:
+            self.pot.extend(cards)
+            self.tricks.append(Trick(index, leader, cards, None, 0))
+            events.append(ev.TrickCancelled(index, leader, cards))
+            self.turn = leader
+            self._best = -1
+            self._legal = self._compute_legal()
+            return
+        carried = tuple(self.pot)
+        self.pot = []
+        pts = 0
+        pen = 0
+        taken: int = self.taken[winner]
+        for c in cards + carried:
+            pts += self._points[c]
+            if self._penalty >> c & 1:
+                pen += 1
+            taken = add_card(taken, c) if self._double else taken | 1 << c
+        self.taken[winner] = taken
+        self.taken_points[winner] += pts
+        self._taken_penalty[winner] += pen
+        self.tricks.append(Trick(index, leader, cards, winner, pts, carried))
+        events.append(ev.TrickWon(index, leader, cards, winner, pts, carried))
+        if last:
+            self._end_play(events)
+            return
+        self.leader = self.turn = winner
+        self._best = -1
+        self._legal = self._compute_legal()
+
+    def _end_play(self, events: list[ev.Event]) -> None:
+        self.turn = None
+        self._legal = 0
+        shooter = None
+        if self._penalty_in_play:
+            for s, k in enumerate(self._taken_penalty):
+                if k == self._penalty_in_play:
+                    shooter = s
+        if shooter is not None:
+            events.append(ev.MoonShot(shooter, self.moon_value))
+            if self.rules.shooters_choice:
+                self.pending_shooter = shooter
+                self.phase = Phase.MOON_CHOICE
+                events.append(ev.MoonChoiceNeeded(shooter, self.moon_value))
+                return
+        self._score_round(shooter, subtract=False, events=events)
+
+    def moon_points(self, shooter: int, subtract: bool) -> tuple[int, ...]:
+        """This round's points if ``shooter`` shot the moon and chose ``subtract`` or not."""
+        v = self.moon_value
+        if subtract:
+            return tuple(p - 2 * v if s == shooter else p for s, p in enumerate(self.taken_points))
+        return tuple(p - v if s == shooter else p + v for s, p in enumerate(self.taken_points))
+
+    def _score_round(self, shooter: int | None, subtract: bool, events: list[ev.Event]) -> None:
+        pts = tuple(self.taken_points) if shooter is None else self.moon_points(shooter, subtract)
+        self.pending_shooter = None
+        for s, p in enumerate(pts):
+            self.totals[s] += p
+        self.round_points.append(pts)
+        self.shooters.append(shooter)
+        events.append(ev.RoundScored(self.round_index, pts, tuple(self.totals), shooter))
+        r = self.rules
+        if max(self.totals) >= r.target_score or (r.max_rounds is not None and len(self.round_points) >= r.max_rounds):
+            low = min(self.totals)
+            leaders = tuple(s for s, t in enumerate(self.totals) if t == low)
+            if len(leaders) == 1:
+                self.winner = leaders[0]
+                self.phase = Phase.GAME_OVER
+                events.append(ev.GameOver(leaders[0], tuple(self.totals)))
+                return
+            events.append(ev.ExtraRound(leaders))
+        self.phase = Phase.ROUND_OVER
+
+    def choose_moon(self, seat: int, subtract: bool) -> list[ev.Event]:
+        """Shooter's choice: ``subtract`` the moon from one's own total, or add it to the others'."""
+        self._check_seat(seat)
+        if self.phase is not Phase.MOON_CHOICE:
+            raise WrongPhaseError("there is no moon to score")
+        if seat != self.pending_shooter:
+            raise NotYourTurnError("only the shooter chooses how the moon is scored")
+        if not isinstance(subtract, bool):
+            raise IllegalMoveError("the moon choice is add or subtract", "moon_choice")
+        self._log.append(MoonMove(seat, subtract))
+        events: list[ev.Event] = []
+        self._score_round(seat, subtract, events)
+        return events
+
+    def next_round(self) -> list[ev.Event]:
+        """Deal the next round after a round has been scored."""
+        if self.phase is not Phase.ROUND_OVER:
+            raise WrongPhaseError("the round is not over" if self.phase is not Phase.GAME_OVER else "the game is over")
+        self._log.append(NextRound())
+        events: list[ev.Event] = []
+        self._start_round(events)
+        return events
+
+    # ---- reading the state -------------------------------------------------------------
+
+    @property
+    def moves(self) -> list[Move]:
+        """Every move applied so far, in order."""
+        return [PlayMove(*m) if type(m) is tuple else m for m in self._log]  # type: ignore[misc]
+
+    @property
+    def move_count(self) -> int:
+        return len(self._log)
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase is Phase.GAME_OVER
+
+    def hand(self, seat: int) -> CardSet:
+        return CardSet.from_mask(self.hands[seat])
+
+    def view(self, seat: int):  # type: ignore[no-untyped-def]
+        """What ``seat`` may know: see :class:`engine.view.PlayerView`."""
+        from .view import PlayerView
+        return PlayerView.of(self, seat)
+
+    def __repr__(self) -> str:
+        return (f"<Game seed={self.seed!r} round={self.round_index} phase={self.phase.value} "
+                f"totals={self.totals} moves={len(self._log)}>")
