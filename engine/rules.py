@@ -135,6 +135,11 @@ class Rules:
         return PENALTY & ~self.removed & LOW
 
     @cached_property
+    def moon_value(self) -> int:
+        """Points of every heart and Q♠ in one deck (two decks: counted per deal)."""
+        return sum(self.card_points[c] for c in range(52) if self.penalty_mask >> c & 1)
+
+    @cached_property
     def first_trick_forbidden(self) -> int:
         """Cards that may not be played to the first trick (unless nothing else is held)."""
         return 0 if self.points_on_first_trick else self.penalty_mask

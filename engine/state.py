@@ -35,6 +35,7 @@ from .moves import MoonMove, Move, NextRound, PassMove, PlayMove
 from .rules import STANDARD, PassDirection, Rules
 
 PASS_SIZE = 3
+_BITS = tuple(1 << c for c in range(52))
 
 
 class Phase(Enum):
@@ -94,6 +95,12 @@ class Game:
 
     # ---- rounds ------------------------------------------------------------------------
 
+    def _round_seed(self, round_index: int) -> int | str:
+        # one independent, reproducible shuffle per round
+        if isinstance(self.seed, int):
+            return (self.seed << 20) + round_index
+        return f"{self.seed}/{round_index}"
+
     def _check_deal(self, hands: list[int]) -> list[int]:
         r = self.rules
         if len(hands) != r.players:
@@ -120,25 +127,32 @@ class Game:
             hands = list(self._deals[ri])
         else:
             deck = list(r.deck)
-            random.Random(f"{self.seed}/{ri}").shuffle(deck)
+            random.Random(self._round_seed(ri)).shuffle(deck)
             hands = [0] * n
             start = self.dealer + 1
-            if self._double:
-                for i in range(r.hand_size * n):
-                    s = (start + i) % n
-                    hands[s] = add_card(hands[s], deck[i])
-            else:
-                for i in range(r.hand_size * n):
-                    hands[(start + i) % n] |= 1 << deck[i]
+            dealt = deck[:r.hand_size * n]  # in Cancellation the rest is set aside unseen
+            for i in range(n):
+                # the k-th card goes to the k-th seat from the dealer's left
+                cards = dealt[i::n]
+                if self._double:
+                    h = 0
+                    for c in cards:
+                        h = add_card(h, c)
+                else:
+                    h = sum(map(_BITS.__getitem__, cards))
+                hands[(start + i) % n] = h
         self.hands = hands
         self.dealt = list(hands)
-        in_play = 0
-        for h in hands:
-            in_play = multiset_add(in_play, h) if self._double else in_play | h
-        self.in_play = in_play
-        pen = self._penalty
-        self.moon_value = sum(self._points[c] for c in iter_cards(in_play) if pen >> c & 1)
-        self._penalty_in_play = sum(1 for c in iter_cards(in_play) if pen >> c & 1)
+        if self._double:
+            in_play = 0
+            for h in hands:
+                in_play = multiset_add(in_play, h)
+            pen = self._penalty
+            self.moon_value = sum(self._points[c] for c in iter_cards(in_play) if pen >> c & 1)
+            self._penalty_in_play = sum(1 for c in iter_cards(in_play) if pen >> c & 1)
+        else:  # one deck is always dealt out whole
+            self.moon_value = r.moon_value
+            self._penalty_in_play = r.penalty_mask.bit_count()
         self.pass_direction = r.pass_direction(ri)
         self.passes: list[int | None] = [None] * n
         self.received: list[int] = [0] * n
@@ -288,17 +302,43 @@ class Game:
         self._log.append(PassMove(seat, CardSet.from_mask(mask)))
         events: list[ev.Event] = [ev.CardsPassed(seat)]
         if all(p is not None for p in self.passes):
-            n = self.players
-            d = self.pass_direction
-            hands = [multiset_sub(h, p) for h, p in zip(self.hands, self.passes, strict=True)]  # type: ignore[arg-type]
-            for s, p in enumerate(self.passes):
-                t = d.target(s, n)
-                self.received[t] = p  # type: ignore[assignment]
-                hands[t] = multiset_add(hands[t], p) if self._double else hands[t] | p  # type: ignore[operator,arg-type]
-            self.hands = hands
-            events.append(ev.PassesExchanged(d))
-            self._begin_play()
+            self._exchange(events)
         return events
+
+    def _exchange(self, events: list[ev.Event]) -> None:
+        """Every seat has chosen: the passed cards change hands and play begins."""
+        n = self.players
+        d = self.pass_direction
+        passes: list[int] = self.passes  # type: ignore[assignment]
+        hands = [multiset_sub(h, p) for h, p in zip(self.hands, passes, strict=True)]
+        for s, p in enumerate(passes):
+            t = d.target(s, n)
+            self.received[t] = p
+            hands[t] = multiset_add(hands[t], p) if self._double else hands[t] | p
+        self.hands = hands
+        events.append(ev.PassesExchanged(d))
+        self._begin_play()
+
+    def playout(self, rng: random.Random) -> None:
+        """Finish the round with uniformly random legal moves (passes included): the
+        engine's random rollout, for Monte Carlo players and benchmarks."""
+        sink: list[ev.Event] = []
+        if self.phase is Phase.PASS:
+            for seat, chosen in enumerate(self.passes):
+                if chosen is None:
+                    held = list(iter_cards(self.hands[seat]))
+                    mask = 0
+                    for c in rng.sample(held, PASS_SIZE):
+                        mask = add_card(mask, c)
+                    self.passes[seat] = mask
+                    self._log.append(PassMove(seat, CardSet.from_mask(mask)))
+            self._exchange(sink)
+        rnd = rng.random  # int(random() * k) is uniform enough and far cheaper than randrange
+        advance = self._advance
+        while self.phase is Phase.PLAY:
+            cards = cards_of(self._legal)
+            advance(self.turn, cards[int(rnd() * len(cards))], sink)  # type: ignore[arg-type]
+            sink.clear()
 
     def play(self, seat: int, card: Card | str | int) -> list[ev.Event]:
         """Play ``card`` from ``seat``'s hand to the current trick."""
@@ -311,12 +351,18 @@ class Game:
             card = Card(card)
         if not self._legal >> card & 1:
             raise self._why_illegal(seat, card)
+        events: list[ev.Event] = [ev.CardPlayed(seat, card)]
+        self._advance(seat, card, events)
+        return events
+
+    def _advance(self, seat: int, card: Card, events: list[ev.Event]) -> None:
+        """Put a card already checked as legal on the table (shared by :meth:`play`
+        and :meth:`playout`)."""
         if self._double:
             self.hands[seat] = remove_card(self.hands[seat], card)
         else:
             self.hands[seat] ^= 1 << card
         self._log.append((seat, card))
-        events: list[ev.Event] = [ev.CardPlayed(seat, card)]
         trick = self.trick
         suit = card // 13
         if trick:
@@ -343,7 +389,6 @@ class Game:
         else:
             self.turn = (seat + 1) % self.players
             self._legal = self._compute_legal()
-        return events
 
     def _why_illegal(self, seat: int, card: Card) -> IllegalMoveError:
         hand = self.hands[seat]
