@@ -165,6 +165,7 @@ class Game:
         self.voids = [0] * n
         self.hearts_broken = False
         self.pending_shooter: int | None = None
+        self.first_lead: Card | None = None
         self.turn: int | None = None
         self.leader: int | None = None
         self._legal = 0
@@ -182,7 +183,7 @@ class Game:
         start = self.dealer + 1
         if clubs:
             low = clubs & -clubs
-            self.first_lead: Card | None = CARDS[low.bit_length() - 1]
+            self.first_lead = CARDS[low.bit_length() - 1]
             leader = next(s % n for s in range(start, start + n) if self.hands[s % n] & low)
         else:  # no club in play at all: the dealer's left leads anything
             self.first_lead = None

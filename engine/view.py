@@ -152,7 +152,7 @@ class PlayerView:
             trick_leader=game.leader if game.phase is Phase.PLAY else None,
             pot=tuple(game.pot), turn=game.turn if game.phase is Phase.PLAY else None,
             legal=CardSet.from_mask(game.legal_mask if game.turn == seat else 0),
-            first_lead=getattr(game, "first_lead", None) if game.phase is not Phase.PASS else None,
+            first_lead=game.first_lead,
             hearts_broken=game.hearts_broken,
             hand_sizes=tuple(h.bit_count() for h in game.hands),
             taken_points=tuple(game.taken_points), totals=tuple(game.totals),
