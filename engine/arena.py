@@ -1,0 +1,329 @@
+"""Bot-vs-bot matches with duplicate deals: ``python -m engine.arena --help``.
+
+Each deal is one round, played once per rotation of the seats, so every player type
+holds every hand from every seat and the luck of the deal cancels out.  Deal ``k`` is
+round ``k mod cycle`` of a game seeded ``"{seed}:{k}"``, so every pass direction comes
+up; the rounds before it are played by fixed Easy players (the same for every
+rotation), which also gives the measured round a realistic score context.
+
+Seat type ``ismcts`` is OpenSpiel's IS-MCTS (``pyspiel.ISMCTSBot``) deciding the play
+phase on OpenSpiel's own hearts, mirrored move by move from our game; our engine stays
+the referee.  OpenSpiel's bot would pass at random, so that seat uses Medium's passing.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import multiprocessing
+import random
+import statistics
+import sys
+import time
+from collections.abc import Sequence
+from typing import Any
+
+from .bots import BOTS, BaseBot, EasyBot, HardBot, MediumBot
+from .cards import CARDS, cards_of
+from .rules import PRESETS, PassDirection, Rules
+from .state import Game, Phase
+
+ISMCTS = "ismcts"
+SEAT_TYPES = (*BOTS, ISMCTS)
+
+# ---- OpenSpiel mirror --------------------------------------------------------------------
+
+_OS_SUIT = (0, 1, 3, 2)  # our suits C, D, S, H -> OpenSpiel's C, D, H, S
+CARD_TO_ACTION = tuple((c % 13) * 4 + _OS_SUIT[c // 13] for c in range(52))
+ACTION_TO_CARD = {a: CARDS[c] for c, a in enumerate(CARD_TO_ACTION)}
+_OS_DIRECTION = {PassDirection.NONE: 0, PassDirection.LEFT: 1, PassDirection.ACROSS: 2, PassDirection.RIGHT: 3}
+
+
+def openspiel_game_string(rules: Rules) -> str:
+    """OpenSpiel's hearts with our options; refuses rules it cannot express."""
+    if rules.players != 4 or rules.spot_hearts or rules.shooters_choice or rules.cancellation:
+        raise ValueError("the ismcts seat needs 4 players, one deck, no spot hearts, no shooter's choice")
+    params = {
+        "pass_cards": rules.passing, "no_pts_on_first_trick": not rules.points_on_first_trick,
+        "must_break_hearts": not rules.no_breaking, "qs_breaks_hearts": rules.queen_breaks_hearts,
+        "jd_bonus": rules.omnibus, "can_lead_any_club": False,
+        "can_lead_hearts_instead_of_qs": False, "avoid_all_tricks_bonus": False,
+    }
+    return "hearts(" + ",".join(f"{k}={str(v).lower()}" for k, v in params.items()) + ")"
+
+
+class IsmctsPlayer:
+    """OpenSpiel's IS-MCTS for the play phase, Medium's habits for the pass (and it never
+    faces the shooter's choice: OpenSpiel has none)."""
+
+    name = ISMCTS
+    _games: dict[str, Any] = {}
+
+    def __init__(self, simulations: int = 1000) -> None:
+        self.simulations = simulations
+        self.medium = MediumBot()
+
+    def decide_in(self, game: Game, seat: int, rng: random.Random) -> Any:
+        """The move for ``seat``; the arena passes the Game because this seat mirrors it
+        into OpenSpiel (the OpenSpiel state holds only what its own rules reveal to IS-MCTS:
+        the bot searches over determinisations of the hidden cards itself)."""
+        from .moves import PlayMove
+
+        if game.phase is not Phase.PLAY:
+            return self.medium.decide(game.view(seat), rng)
+        import pyspiel
+
+        text = openspiel_game_string(game.rules)
+        os_game = self._games.get(text)
+        if os_game is None:
+            os_game = self._games[text] = pyspiel.load_game(text)
+        state = os_game.new_initial_state()
+        state.apply_action(_OS_DIRECTION[game.pass_direction])
+        by_seat = [sorted(CARD_TO_ACTION[c] for c in cards_of(h)) for h in game.dealt]
+        for k in range(52):
+            state.apply_action(by_seat[k % 4][k // 4])
+        if game.pass_direction is not PassDirection.NONE:
+            for s in range(4):
+                for a in sorted(CARD_TO_ACTION[c] for c in cards_of(game.passes[s] or 0)):
+                    state.apply_action(a)
+        for t in game.tricks:
+            for c in t.cards:
+                state.apply_action(CARD_TO_ACTION[c])
+        for c in game.trick:
+            state.apply_action(CARD_TO_ACTION[c])
+        if state.current_player() != seat:
+            raise RuntimeError(f"OpenSpiel mirror out of step: its player {state.current_player()}, ours {seat}")
+        legal = {ACTION_TO_CARD[a] for a in state.legal_actions()}
+        if legal != set(game.legal_cards()):
+            raise RuntimeError("OpenSpiel mirror disagrees on the legal cards")
+        seed = rng.randrange(1 << 31)
+        bot = pyspiel.ISMCTSBot(seed, pyspiel.RandomRolloutEvaluator(1, seed), 10.0, self.simulations, -1,
+                                pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
+        return PlayMove(seat, ACTION_TO_CARD[bot.step(state)])
+
+
+def make_player(kind: str, hard_budget: int | None, ismcts_sims: int) -> BaseBot | IsmctsPlayer:
+    if kind == ISMCTS:
+        return IsmctsPlayer(ismcts_sims)
+    if kind == "hard" and hard_budget is not None:
+        return HardBot(budget=hard_budget)
+    return BOTS[kind]()
+
+
+# ---- playing one deal ------------------------------------------------------------------------
+
+_CONFIG: dict[str, Any] = {}
+
+
+def _warmed_up_game(rules: Rules, seed: int, k: int) -> Game:
+    """Deal ``k``: a game whose next round to play is round ``k mod cycle``."""
+    cycle = len({rules.pass_direction(i) for i in range(6)}) if rules.passing else 1
+    warm = k % cycle
+    attempt = 0
+    while True:
+        game = Game(rules, seed=f"{seed}:{k}:{attempt}" if attempt else f"{seed}:{k}")
+        easy = EasyBot()
+        rng = random.Random(f"warm-up {seed}:{k}:{attempt}")
+        while game.round_index < warm and not game.is_over:
+            if game.phase is Phase.ROUND_OVER:
+                game.next_round()
+                continue
+            seat = game.to_act[0]
+            game.apply(easy.decide(game.view(seat), rng))
+        if not game.is_over:
+            return game
+        attempt += 1
+
+
+def play_deal(k: int) -> dict[str, Any]:
+    """Play deal ``k`` once per rotation; per rotation the seat types, points and moon."""
+    cfg = _CONFIG
+    rules: Rules = cfg["rules"]
+    lineup: list[str] = cfg["seats"]
+    n = rules.players
+    start = _warmed_up_game(rules, cfg["seed"], k)
+    rotations = []
+    times: dict[str, list[float]] = {}
+    for rot in range(n):
+        kinds = [lineup[(s - rot) % n] for s in range(n)]
+        players = [make_player(kind, cfg["hard_budget"], cfg["ismcts_sims"]) for kind in kinds]
+        rngs = [random.Random(f"{cfg['seed']}:{k}:{rot}:{s}") for s in range(n)]
+        game = Game(rules, seed=start.seed)  # the same deal again (replayed: a Game holds no copy method)
+        for move in start.moves:
+            game.apply(move)
+        ri = game.round_index
+        while game.round_index == ri and game.phase not in (Phase.ROUND_OVER, Phase.GAME_OVER):
+            seat = game.to_act[0]
+            player = players[seat]
+            t0 = time.perf_counter()
+            if isinstance(player, IsmctsPlayer):
+                move = player.decide_in(game, seat, rngs[seat])
+            else:
+                move = player.decide(game.view(seat), rngs[seat])
+            times.setdefault(kinds[seat], []).append(time.perf_counter() - t0)
+            game.apply(move)
+        rotations.append({"kinds": kinds, "points": list(game.round_points[-1]), "shooter": game.shooters[-1]})
+    return {"deal": k, "rotations": rotations, "times": times}
+
+
+def _init_worker(cfg: dict[str, Any]) -> None:
+    _CONFIG.clear()
+    _CONFIG.update(cfg)
+
+
+# ---- statistics -------------------------------------------------------------------------------
+
+
+def _mean_ci(xs: Sequence[float]) -> tuple[float, float, float]:
+    m = statistics.fmean(xs)
+    if len(xs) < 2:
+        return m, math.nan, math.nan
+    h = 1.96 * statistics.stdev(xs) / math.sqrt(len(xs))
+    return m, m - h, m + h
+
+
+def summarise(results: list[dict[str, Any]], lineup: list[str]) -> dict[str, Any]:
+    kinds = sorted(set(lineup), key=lineup.index)
+    players: dict[str, Any] = {}
+    for kind in kinds:
+        means: list[float] = []
+        margins: list[float] = []
+        shot = suffered = 0
+        times: list[float] = []
+        for r in results:
+            own_sum = marg_sum = 0.0
+            has_margin = True
+            for rot in r["rotations"]:
+                own = [p for kd, p in zip(rot["kinds"], rot["points"], strict=True) if kd == kind]
+                other = [p for kd, p in zip(rot["kinds"], rot["points"], strict=True) if kd != kind]
+                own_sum += statistics.fmean(own)
+                if other:
+                    marg_sum += statistics.fmean(other) - statistics.fmean(own)
+                else:
+                    has_margin = False
+                s = rot["shooter"]
+                for seat, kd in enumerate(rot["kinds"]):
+                    if kd == kind and s is not None:
+                        if seat == s:
+                            shot += 1
+                        else:
+                            suffered += 1
+            nrot = len(r["rotations"])
+            means.append(own_sum / nrot)
+            if has_margin:
+                margins.append(marg_sum / nrot)
+            times.extend(r["times"].get(kind, []))
+        m, lo, hi = _mean_ci(means)
+        entry: dict[str, Any] = {"seats": lineup.count(kind), "mean": round(m, 3), "ci95": [round(lo, 3), round(hi, 3)]}
+        if margins:
+            mm, mlo, mhi = _mean_ci(margins)
+            entry.update(margin=round(mm, 3), margin_ci95=[round(mlo, 3), round(mhi, 3)])
+        else:
+            entry.update(margin=None, margin_ci95=None)
+        times.sort()
+        entry.update(moons_shot=shot, moons_suffered=suffered,
+                     decision_s_mean=round(statistics.fmean(times), 6) if times else None,
+                     decision_s_p95=round(times[min(len(times) - 1, int(0.95 * len(times)))], 6) if times else None,
+                     decisions=len(times))
+        if kind == ISMCTS:
+            entry["note"] = "plays with OpenSpiel ISMCTSBot; passes with Medium's passing"
+        players[kind] = entry
+    return players
+
+
+def format_table(summary: dict[str, Any]) -> str:
+    head = (f"{'player':<8} {'seats':>5} {'mean':>7} {'95% CI':>17} {'margin':>7} {'margin 95% CI':>17} "
+            f"{'moons':>5} {'suffered':>8} {'mean s':>8} {'p95 s':>8}")
+    lines = [head, "-" * len(head)]
+    for kind, e in summary["players"].items():
+        ci = f"[{e['ci95'][0]:.2f}, {e['ci95'][1]:.2f}]"
+        if e["margin"] is None:
+            mg, mci = "-", "-"
+        else:
+            mg, mci = f"{e['margin']:.2f}", f"[{e['margin_ci95'][0]:.2f}, {e['margin_ci95'][1]:.2f}]"
+        lines.append(f"{kind:<8} {e['seats']:>5} {e['mean']:>7.2f} {ci:>17} {mg:>7} {mci:>17} "
+                     f"{e['moons_shot']:>5} {e['moons_suffered']:>8} {e['decision_s_mean']:>8.4f} "
+                     f"{e['decision_s_p95']:>8.4f}")
+    for kind, e in summary["players"].items():
+        if "note" in e:
+            lines.append(f"note: {kind} {e['note']}")
+    return "\n".join(lines)
+
+
+# ---- command line --------------------------------------------------------------------------------
+
+
+def build_rules(args: argparse.Namespace) -> Rules:
+    rules = PRESETS[args.preset]
+    changes: dict[str, Any] = {}
+    if args.players is not None:
+        changes["players"] = args.players
+    for flag in ("omnibus", "spot_hearts", "queen_breaks_hearts", "no_breaking", "points_on_first_trick",
+                 "shooters_choice", "cancellation"):
+        if getattr(args, flag):
+            changes[flag] = True
+    if args.no_passing:
+        changes["passing"] = False
+    if args.target is not None:
+        changes["target_score"] = args.target
+    changes["max_rounds"] = None
+    return rules.replace(**changes)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m engine.arena", description=__doc__.split("\n")[0])
+    p.add_argument("--seats", default="hard,medium,medium,medium",
+                   help=f"comma-separated seat types, one per player ({', '.join(SEAT_TYPES)})")
+    p.add_argument("--deals", type=int, default=100)
+    p.add_argument("--seed", type=int, default=1)
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--json", action="store_true", help="print the result as one JSON object on the last line")
+    p.add_argument("--preset", choices=sorted(PRESETS), default="standard")
+    p.add_argument("--players", type=int, choices=(3, 4, 5, 6))
+    p.add_argument("--target", type=int)
+    p.add_argument("--no-passing", action="store_true")
+    for flag in ("omnibus", "spot-hearts", "queen-breaks-hearts", "no-breaking", "points-on-first-trick",
+                 "shooters-choice", "cancellation"):
+        p.add_argument(f"--{flag}", action="store_true")
+    p.add_argument("--hard-budget", type=int, help="Hard's simulated card plays per decision")
+    p.add_argument("--ismcts-sims", type=int, default=1000)
+    args = p.parse_args(argv)
+    rules = build_rules(args)
+    seats = [s.strip().lower() for s in args.seats.split(",")]
+    if len(seats) != rules.players:
+        p.error(f"{len(seats)} seat types for {rules.players} players")
+    bad = [s for s in seats if s not in SEAT_TYPES]
+    if bad:
+        p.error(f"unknown seat type(s) {', '.join(bad)}; choose from {', '.join(SEAT_TYPES)}")
+    if ISMCTS in seats:
+        try:
+            openspiel_game_string(rules)
+        except ValueError as exc:
+            p.error(str(exc))
+    cfg = {"rules": rules, "seats": seats, "seed": args.seed, "hard_budget": args.hard_budget,
+           "ismcts_sims": args.ismcts_sims}
+    t0 = time.perf_counter()
+    if args.workers > 1:
+        with multiprocessing.Pool(args.workers, initializer=_init_worker, initargs=(cfg,)) as pool:
+            results = list(pool.imap_unordered(play_deal, range(args.deals), chunksize=1))
+    else:
+        _init_worker(cfg)
+        results = [play_deal(k) for k in range(args.deals)]
+    results.sort(key=lambda r: r["deal"])
+    elapsed = time.perf_counter() - t0
+    summary = {"deals": args.deals, "rounds": sum(len(r["rotations"]) for r in results), "seed": args.seed,
+               "seats": seats, "rules": rules.to_dict(), "hard_budget": args.hard_budget or HardBot().budget,
+               "ismcts_sims": args.ismcts_sims if ISMCTS in seats else None,
+               "elapsed_s": round(elapsed, 1), "players": summarise(results, seats)}
+    print(f"{args.deals} duplicate deals x {rules.players} rotations = {summary['rounds']} rounds, "
+          f"seed {args.seed}, rules: {', '.join(rules.describe())}; {elapsed:.0f} s")
+    print(format_table(summary))
+    if args.json:
+        print(json.dumps(summary))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
+

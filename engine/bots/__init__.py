@@ -1,0 +1,32 @@
+"""Computer players: Easy, Medium and Hard, each deciding from a PlayerView only.
+
+``get_bot("hard").choose_play(view, random.Random(seed))``; see :mod:`engine.bots.base`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from .base import BaseBot, Bot, check_view
+from .easy import EasyBot
+from .hard import HardBot
+from .medium import MediumBot
+
+BOTS: dict[str, Callable[[], BaseBot]] = {
+    "easy": EasyBot,
+    "medium": MediumBot,
+    "hard": HardBot,
+}
+"""Every computer player by name (the difficulty levels of SPEC.md §5)."""
+
+
+def get_bot(name: str) -> BaseBot:
+    """A new computer player of the named level ("easy", "medium" or "hard")."""
+    try:
+        factory = BOTS[name.lower()]
+    except (KeyError, AttributeError):
+        raise ValueError(f"no computer player {name!r}; choose from {', '.join(BOTS)}") from None
+    return factory()
+
+
+__all__ = ["BOTS", "Bot", "BaseBot", "EasyBot", "HardBot", "MediumBot", "check_view", "get_bot"]

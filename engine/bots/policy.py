@@ -1,0 +1,285 @@
+"""A careful player's habits as plain functions on masks.
+
+Medium plays these directly; Hard uses the same play function as the rollout policy of
+its simulations (for every seat), so what Hard imagines its opponents do is what a
+careful player does.  The play function reads only what the seat to play may know: its
+own hand, the cards played, the trick and who took which points — never another hand.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..cards import HEARTS, JACK_OF_DIAMONDS, LOW, QUEEN_OF_SPADES, SUIT_MASK, add_card, iter_cards
+from ..rules import PassDirection, Rules
+from .sim import SimRound
+
+QS = int(QUEEN_OF_SPADES)
+QS_BIT = 1 << QS
+JD = int(JACK_OF_DIAMONDS)
+SPADES = SUIT_MASK[2]
+ABOVE_QS = (1 << (QS + 1)) | (1 << (QS + 2))  # K♠ and A♠
+BELOW_QS = SPADES & (QS_BIT - 1)
+
+
+def _low(m: int) -> int:
+    return (m & -m).bit_length() - 1
+
+
+def _high(m: int) -> int:
+    return m.bit_length() - 1
+
+
+def _count(m: int) -> int:
+    return m.bit_count()
+
+
+def moon_threat(st: SimRound, me: int) -> int:
+    """The seat (not ``me``) that has taken every penalty card so far, if it has enough of
+    them for a moon to be a real danger; else -1."""
+    pen_taken = st.pen_taken
+    holder = -1
+    for s, k in enumerate(pen_taken):
+        if k:
+            if holder >= 0:
+                return -1
+            holder = s
+    if holder < 0 or holder == me:
+        return -1
+    if st.pen_points[holder] * 5 >= st.moon_value * 2:  # 40% of the moon taken alone
+        return holder
+    return -1
+
+
+def shooting(st: SimRound, me: int, hand: int, out: int) -> bool:
+    """Should ``me`` go for the moon: every penalty card taken so far is ours, a good share
+    of them, and most of our cards are sure winners."""
+    if not st.pen_taken[me] or st.pen_points[me] * 2 < st.moon_value:
+        return False
+    for s, k in enumerate(st.pen_taken):
+        if k and s != me:
+            return False
+    winners = 0
+    total = 0
+    for suit in range(4):
+        mine = hand & SUIT_MASK[suit]
+        if not mine:
+            continue
+        theirs = out & SUIT_MASK[suit]
+        total += _count(mine)
+        top = _high(theirs) if theirs else -1
+        winners += _count(mine & ~((1 << (top + 1)) - 1)) if top >= 0 else _count(mine)
+    return winners * 3 >= total * 2
+
+
+def choose_card(st: SimRound) -> int:
+    """The card a careful player would play for the seat to play in ``st``."""
+    legal = st.legal()
+    if not legal & (legal - 1):
+        return _low(legal)
+    t = st.t
+    me = st.turn
+    hand = st.hands[me] & LOW
+    out = st.inplay & ~st.played & ~hand
+    trick = st.trick
+    pts = t.pts
+    qs_out = bool(out & QS_BIT)
+    if shooting(st, me, hand, out):
+        return _shoot(st, legal, hand, out)
+    threat = moon_threat(st, me)
+    if not trick:
+        return _lead(st, legal, hand, out, qs_out, threat)
+    led = st.led
+    best = st.best
+    trick_pts = sum(pts[c] for c in trick) + (sum(pts[c] for c in st.pot) if st.pot else 0)
+    has_pen = any(t.pen_mask >> c & 1 for c in trick)
+    last = len(trick) == t.n - 1
+    if legal & SUIT_MASK[led] == legal:  # following suit
+        below = legal & ((1 << best) - 1)
+        above = legal & ~below
+        if threat >= 0 and st.best_seat == threat and (has_pen or led == 3) and above:
+            # stop the moon: take this trick (and its heart) from the shooter
+            return _low(above) if last else _high(above)
+        if not has_pen and trick_pts <= 0:
+            if last:
+                pick = legal & ~QS_BIT if led == 2 else legal
+                if pick:
+                    if t.spot and led == 3:
+                        return _low(pick)
+                    return _high(pick)
+            if below:
+                return _high(below)
+            # we win it whatever we play: get rid of the highest (not the queen)
+            pick = above & ~QS_BIT
+            if pick and not (led == 2 and qs_out and not last and pick & ABOVE_QS and pick & BELOW_QS):
+                return _high(pick)
+            if pick:
+                return _high(pick & BELOW_QS) if pick & BELOW_QS else _high(pick)
+            return _low(above)
+        if below:
+            return _high(below)
+        pick = above & ~QS_BIT or above
+        if last:
+            return _low(pick) if t.spot and led == 3 else _high(pick)
+        return _low(pick)
+    # void in the led suit: discard
+    if threat >= 0 and st.best_seat == threat:
+        safe = legal & ~t.pen_mask
+        if safe:
+            return _discard_plain(st, safe, hand, qs_out)
+    if legal & QS_BIT:
+        return QS
+    hearts = legal & HEARTS
+    if hearts:
+        return _high(hearts)
+    return _discard_plain(st, legal, hand, qs_out)
+
+
+def _discard_plain(st: SimRound, legal: int, hand: int, qs_out: bool) -> int:
+    """The most dangerous card to keep among ``legal``: high spades while the Q♠ is out,
+    then high cards of short suits; never the J♦ under Omnibus (it is worth -10)."""
+    best_c = -1
+    best_v = -1000
+    omnibus = st.t.omnibus
+    for c in iter_cards(legal):
+        suit = c // 13
+        rank = c % 13
+        v = rank * 2 - _count(hand & SUIT_MASK[suit])
+        if suit == 2 and qs_out and c > QS:
+            v += 40
+        if suit == 3:
+            v += 30
+        if c == QS:
+            v += 60
+        if omnibus and c == JD:
+            v -= 60
+        if v > best_v:
+            best_v = v
+            best_c = c
+    return best_c
+
+
+def _lead(st: SimRound, legal: int, hand: int, out: int, qs_out: bool, threat: int) -> int:
+    if qs_out and not hand & ABOVE_QS:
+        low_spades = legal & BELOW_QS
+        if low_spades and out & SPADES & ~QS_BIT:
+            return _high(low_spades)  # flush the queen out with spades she cannot beat
+    best_c = -1
+    best_v = 1 << 30
+    for suit in range(4):
+        mine = legal & SUIT_MASK[suit]
+        if not mine:
+            continue
+        theirs = out & SUIT_MASK[suit]
+        c = _low(mine)
+        if threat >= 0 and suit == 3:
+            c = _high(mine)  # a high heart may win a trick the shooter needed
+        lower = _count(theirs & ((1 << c) - 1))
+        v = lower * 10 + _count(hand & SUIT_MASK[suit])
+        if not theirs:
+            v += 200  # everyone else is void: they would all discard on us
+        if suit == 2 and (hand & QS_BIT or (qs_out and hand & ABOVE_QS)):
+            v += 60
+        if suit == 3:
+            v += 15 if st.t.spot else 5
+        if v < best_v:
+            best_v = v
+            best_c = c
+    return best_c
+
+
+def _shoot(st: SimRound, legal: int, hand: int, out: int) -> int:
+    trick = st.trick
+    if not trick:
+        # lead a sure winner if we have one, else our highest card
+        for suit in (0, 1, 2, 3):
+            mine = legal & SUIT_MASK[suit]
+            if mine:
+                theirs = out & SUIT_MASK[suit]
+                if not theirs or _high(mine) > _high(theirs):
+                    return _high(mine)
+        return _high(legal)
+    led = st.led
+    if legal & SUIT_MASK[led] == legal:
+        above = legal & ~((1 << st.best) - 1)
+        if above:
+            return _low(above) if len(trick) == st.t.n - 1 else _high(above)
+        return _low(legal)
+    safe = legal & ~st.t.pen_mask
+    return _low(safe) if safe else _low(legal)
+
+
+# ---- passing ---------------------------------------------------------------------------------
+
+
+def pass_scores(hand: int, rules: Rules, direction: PassDirection) -> list[tuple[int, int]]:
+    """Three cards to pass from ``hand`` (a possibly two-deck mask), chosen greedily by
+    how dangerous each card is to keep; returns [(card, score)] in the order chosen."""
+    chosen: list[tuple[int, int]] = []
+    h = hand
+    across = direction is PassDirection.ACROSS
+    for _ in range(3):
+        best_c = -1
+        best_v = -(1 << 30)
+        low = h & LOW
+        spades = _count(low & SPADES) + _count((h >> 52) & SPADES)
+        has_qs = bool(low & QS_BIT)
+        for c in iter_cards(low):
+            suit = c // 13
+            rank = c % 13
+            n_suit = _count(low & SUIT_MASK[suit]) + _count((h >> 52) & SUIT_MASK[suit])
+            if suit == 3:
+                v = rank * 3 + (8 if rules.spot_hearts else 0) - 6
+            elif c == QS:
+                v = 60 if spades <= 3 and not across else -50
+            elif suit == 2:
+                if c > QS:
+                    v = 40 if spades <= 4 or not has_qs else 10
+                else:
+                    v = rank - 10
+            else:
+                v = rank * 2 + (4 - n_suit) * 6 if n_suit <= 3 else rank * 2 - 4
+                if rules.omnibus and suit == 1 and c == JD:
+                    v = -40
+            if v > best_v:
+                best_v = v
+                best_c = c
+        chosen.append((best_c, best_v))
+        h = _remove(h, best_c)
+    return chosen
+
+
+def _remove(mask: int, card: int) -> int:
+    hi = 1 << (card + 52)
+    return mask ^ hi if mask & hi else mask ^ (1 << card)
+
+
+def choose_pass_mask(hand: int, rules: Rules, direction: PassDirection) -> int:
+    m = 0
+    for c, _ in pass_scores(hand, rules, direction):
+        m = add_card(m, c)
+    return m
+
+
+# ---- shooter's choice ------------------------------------------------------------------------
+
+
+def moon_subtract(totals: Sequence[int], shooter: int, moon_value: int, target: int) -> bool:
+    """Shooter's choice by game score: add the moon to the others when that ends the game
+    with us alone in the lead, or when we already lead; otherwise subtract it from our own."""
+    add = [t + moon_value if i != shooter else t for i, t in enumerate(totals)]
+    sub = [t - moon_value if i == shooter else t for i, t in enumerate(totals)]
+
+    def won(tot: list[int]) -> int:
+        if max(tot) < target:
+            return 0
+        low = min(tot)
+        if tot[shooter] == low and tot.count(low) == 1:
+            return 1
+        return -1
+
+    wa, ws = won(add), won(sub)
+    if wa != ws:
+        return ws > wa
+    others = min(t for i, t in enumerate(totals) if i != shooter)
+    return totals[shooter] >= others

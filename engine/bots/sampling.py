@@ -1,0 +1,125 @@
+"""Imagining where the unseen cards are: deals consistent with one seat's view.
+
+A sample gives every other seat exactly as many cards as it holds, never a card of a
+suit it has shown void in, gives the pass target the cards we passed it that it has not
+played yet, and puts the right number of cards aside (Cancellation with 3, 5 or 6
+players).  The unseen cards are dealt one at a time to a seat chosen in proportion to
+its remaining room, which is a uniform deal when nobody is void; with voids a Hall
+check (every group of suits must fit in the seats that may hold them) keeps the deal
+from running into a dead end.
+"""
+
+from __future__ import annotations
+
+import random
+
+from ..cards import add_card, iter_cards
+from ..view import PlayerView
+
+
+class DealSampler:
+    """Samples the other seats' hands for one view (prepared once, sampled many times)."""
+
+    def __init__(self, view: PlayerView) -> None:
+        n = view.players
+        me = view.seat
+        self.n = n
+        self.me = me
+        self.double = view.rules.cancellation
+        fixed = [0] * n
+        fixed[me] = view.hand.mask
+        target = view.pass_target
+        if target is not None and view.passed_still_held:
+            fixed[target] = view.passed_still_held.mask
+        self.fixed = fixed
+        # slots 0..n-1 are seats, slot n is the cards set aside
+        room = [0] * (n + 1)
+        for s in range(n):
+            if s != me:
+                room[s] = view.hand_sizes[s] - fixed[s].bit_count()
+        self.cards = list(iter_cards(view.unseen.mask))
+        room[n] = len(self.cards) - sum(room[:n])
+        if room[n] < 0 or any(r < 0 for r in room):
+            raise ValueError("the view's card counts do not add up")
+        self.room = room
+        allowed = [0, 0, 0, 0]
+        for suit in range(4):
+            for s in range(n + 1):
+                if room[s] and (s == n or suit not in view.voids[s]):
+                    allowed[suit] |= 1 << s
+        self.allowed = allowed
+        self.by_suit = [[c for c in self.cards if c // 13 == suit] for suit in range(4)]
+        self.constrained = any(allowed[suit] != allowed[0] for suit in range(4)) or any(
+            not allowed[suit] >> s & 1 for suit in range(4) for s in range(n + 1) if room[s])
+        # suits in order of fewest seats that may hold them: place the hardest first
+        self.order = sorted(range(4), key=lambda su: (allowed[su].bit_count(), su))
+        self.unions = [0] * 16
+        for sub in range(1, 16):
+            u = 0
+            for su in range(4):
+                if sub >> su & 1:
+                    u |= allowed[su]
+            self.unions[sub] = u
+        if not self._feasible([len(x) for x in self.by_suit], room):
+            raise ValueError("no deal of the unseen cards fits the known voids")
+
+    def _feasible(self, left: list[int], room: list[int]) -> bool:
+        for sub in range(1, 16):
+            need = 0
+            for su in range(4):
+                if sub >> su & 1:
+                    need += left[su]
+            if not need:
+                continue
+            u = self.unions[sub]
+            cap = 0
+            s = 0
+            while u:
+                if u & 1:
+                    cap += room[s]
+                u >>= 1
+                s += 1
+            if need > cap:
+                return False
+        return True
+
+    def sample(self, rng: random.Random) -> list[int]:
+        """Every seat's hand (our own included) in one deal consistent with the view."""
+        n = self.n
+        hands = self.fixed[:]
+        double = self.double
+        room = self.room[:]
+        if not self.constrained:
+            cards = self.cards[:]
+            rng.shuffle(cards)
+            i = 0
+            for s in range(n):
+                k = room[s]
+                for c in cards[i:i + k]:
+                    hands[s] = add_card(hands[s], c) if double else hands[s] | 1 << c
+                i += k
+            return hands
+        left = [len(x) for x in self.by_suit]
+        for su in self.order:
+            cards = self.by_suit[su][:]
+            rng.shuffle(cards)
+            allowed = self.allowed[su]
+            for c in cards:
+                left[su] -= 1
+                options = [s for s in range(n + 1) if allowed >> s & 1 and room[s]]
+                while True:
+                    total = sum(room[s] for s in options)
+                    r = rng.randrange(total)
+                    for s in options:
+                        r -= room[s]
+                        if r < 0:
+                            break
+                    room[s] -= 1
+                    if len(options) == 1 or self._feasible(left, room):
+                        break
+                    room[s] += 1
+                    options.remove(s)
+                if s < n:
+                    hands[s] = add_card(hands[s], c) if double else hands[s] | 1 << c
+        return hands
+
