@@ -370,8 +370,10 @@ class Game:
             if suit != self._led:
                 self.voids[seat] |= 1 << self._led
                 if not self.tricks and self._first_forbidden >> card & 1:
-                    # only point cards left on the first trick: no diamonds either
-                    self.voids[seat] |= 1 << Suit.DIAMONDS | (1 << Suit.SPADES if suit == Suit.SPADES else 0)
+                    # only point cards left on the first trick: no diamonds either, and with
+                    # one deck the Q♠ was the last spade (two decks: the other Q♠ may remain)
+                    last_spade = suit == Suit.SPADES and not self._double
+                    self.voids[seat] |= 1 << Suit.DIAMONDS | (1 << Suit.SPADES if last_spade else 0)
             elif card > self._best:
                 self._best = card
                 self._best_seat = seat
