@@ -63,6 +63,9 @@ class PlayerView:
     passed_still_held: CardSet
     """Cards this seat passed that the receiver has not played yet."""
     moon_value: int
+    """The penalty points a moon is worth this round.  While cards set aside unseen could
+    hide penalty cards and play goes on, it is the moon if none were set aside (the true
+    value would reveal them); once play is over, the round's true value."""
     pending_shooter: int | None
     winner: int | None
     set_aside: int
@@ -139,6 +142,9 @@ class PlayerView:
             # chosen but not yet exchanged: the cards are still in our own hand
             unseen = multiset_sub(deck, seen)
         in_play_count = sum(h.bit_count() for h in game.dealt)
+        moon = game.moon_value
+        if in_play_count < len(rules.deck) and game.phase in (Phase.PASS, Phase.PLAY):
+            moon = rules.moon_value * rules.decks
         return cls(
             seat=seat, rules=rules, phase=game.phase, round_index=game.round_index,
             dealer=game.dealer, pass_direction=d,
@@ -159,7 +165,7 @@ class PlayerView:
             round_points=tuple(game.round_points), shooters=tuple(game.shooters),
             voids=tuple(frozenset(Suit(s) for s in range(4) if v >> s & 1) for v in game.voids),
             unseen=CardSet.from_mask(unseen), passed_still_held=CardSet.from_mask(still_held),
-            moon_value=game.moon_value, pending_shooter=game.pending_shooter,
+            moon_value=moon, pending_shooter=game.pending_shooter,
             winner=game.winner, set_aside=len(rules.deck) - in_play_count,
         )
 
