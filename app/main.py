@@ -1,0 +1,61 @@
+"""The app factory: ``create_app(Settings.from_env())``."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from fastapi import FastAPI, Request, Response
+from fastapi.staticfiles import StaticFiles
+from fastapi.templating import Jinja2Templates
+
+from .config import Settings
+from .db import make_engine
+from .routers import api, health, pages
+
+ROOT = Path(__file__).resolve().parent.parent
+EMBED_PATHS = ("/embed",)
+
+
+def create_app(settings: Settings) -> FastAPI:
+    app = FastAPI(
+        title="Hearts",
+        version="1.0",
+        description="Play Hearts against computer players. The JSON API under /api/v1 drives the same "
+                    "games as the page; an anonymous player is identified by a signed cookie.",
+        docs_url="/api/docs", redoc_url=None, openapi_url="/api/v1/openapi.json",
+    )
+    app.state.settings = settings
+    app.state.db_engine = make_engine(settings.database_url)
+    app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
+    app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
+    app.include_router(pages.router)
+    app.include_router(api.router)
+    app.include_router(health.router)
+    api.install_error_handlers(app)
+
+    @app.middleware("http")
+    async def cookies_and_framing(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
+        response = await call_next(request)
+        value = getattr(request.state, "set_player_cookie", None)
+        if value:
+            secure = request.url.scheme == "https" or settings.force_secure_cookie
+            # inside a cross-site iframe a cookie is only sent when it is SameSite=None and
+            # Secure; Partitioned keeps it to this embedding site (CHIPS)
+            response.set_cookie(settings.cookie_name, value, max_age=settings.cookie_max_age, httponly=True,
+                                secure=secure, samesite="none" if secure else "lax", partitioned=secure)
+        if request.url.path in EMBED_PATHS:
+            response.headers["Content-Security-Policy"] = "frame-ancestors *"
+        else:
+            response.headers["Content-Security-Policy"] = "frame-ancestors 'none'"
+            response.headers["X-Frame-Options"] = "DENY"
+        response.headers["X-Content-Type-Options"] = "nosniff"
+        response.headers["Referrer-Policy"] = "same-origin"
+        return response
+
+    return app
+
+
+def app_from_env() -> FastAPI:
+    """For ``uvicorn --factory app.main:app_from_env``."""
+    return create_app(Settings.from_env())

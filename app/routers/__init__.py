@@ -1,0 +1,1 @@
+"""HTTP routes: pages and fragments, the JSON API, the health check."""

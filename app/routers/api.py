@@ -1,0 +1,199 @@
+"""The JSON API, /api/v1: the same services as the page, described by the OpenAPI schema.
+
+Errors are JSON ``{"error": key, "detail": sentence}``: an illegal card is 422, acting
+out of turn or on a stale version is 409, an unknown game is 404.
+"""
+
+from __future__ import annotations
+
+from enum import Enum
+from typing import Any, Literal
+
+from fastapi import APIRouter, FastAPI, Request, status
+from fastapi.responses import JSONResponse
+from pydantic import BaseModel, Field
+
+from engine import Card, CardSet, PlayerView, Rules, RulesError
+from engine import events as ev
+from engine.errors import HeartsError, IllegalMoveError, NotYourTurnError, WrongPhaseError
+
+from .. import services
+from ..deps import CurrentPlayer, SessionDep
+from ..services import PERSON, GameNotFoundError, Outcome, StaleStateError
+
+router = APIRouter(prefix="/api/v1", tags=["game"])
+
+Difficulty = Literal["easy", "medium", "hard"]
+
+
+class GameOptions(BaseModel):
+    """A new game's options (SPEC §3); everything but the difficulty is stored in its rules."""
+
+    difficulty: Difficulty = "medium"
+    players: int = Field(4, ge=3, le=6)
+    target_score: int = Field(100, ge=1, le=10_000)
+    max_rounds: int | None = Field(None, ge=1, le=1000, description="null: unlimited")
+    passing: bool = True
+    omnibus: bool = False
+    spot_hearts: bool = False
+    queen_breaks_hearts: bool = False
+    no_breaking: bool = False
+    points_on_first_trick: bool = False
+    shooters_choice: bool = False
+    cancellation: bool = False
+    seed: int | None = Field(None, description="deal from this seed (for reproducible games)")
+
+    def rules(self) -> Rules:
+        return Rules(**self.model_dump(exclude={"difficulty", "seed"}))
+
+
+class Versioned(BaseModel):
+    version: int = Field(description="the game's version (move count) this action was made against")
+
+
+class PassBody(Versioned):
+    cards: list[str] = Field(description='the three cards to pass, e.g. ["QS", "AH", "KH"]')
+
+
+class PlayBody(Versioned):
+    card: str = Field(description='the card to play, e.g. "10H"')
+
+
+class MoonBody(Versioned):
+    subtract: bool = Field(description="true: subtract the moon from your own total; false: add it to everyone else")
+
+
+class GameOut(BaseModel):
+    game_id: str
+    version: int
+    difficulty: str
+    status: str
+    view: dict[str, Any] = Field(description="what the person (seat 0) may know: hand, tricks, legal cards, scores…")
+    events: list[dict[str, Any]] = Field(description="what happened during this action, in order")
+
+
+class RecordOut(BaseModel):
+    difficulty: str
+    played: int
+    won: int
+    best_score: int | None
+    moons: int
+
+
+class ErrorOut(BaseModel):
+    error: str
+    detail: str
+
+
+ERRORS: dict[int | str, dict[str, Any]] = {
+    404: {"model": ErrorOut, "description": "no such game"},
+    409: {"model": ErrorOut, "description": "not your turn, or the game has moved on (stale version)"},
+    422: {"model": ErrorOut, "description": "an illegal move or invalid options"},
+}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Card):
+        return value.code()
+    if isinstance(value, CardSet):
+        return value.codes()
+    if isinstance(value, Enum):
+        return value.value
+    if isinstance(value, tuple | list):
+        return [_plain(v) for v in value]
+    return value
+
+
+def event_to_dict(e: ev.Event) -> dict[str, Any]:
+    name = type(e).__name__
+    key = "".join("_" + ch.lower() if ch.isupper() else ch for ch in name).lstrip("_")
+    return {"type": key, **{k: _plain(v) for k, v in e._asdict().items()}}
+
+
+def game_out(outcome: Outcome) -> GameOut:
+    rec = outcome.record
+    return GameOut(game_id=rec.id, version=rec.version, difficulty=rec.difficulty, status=rec.status,
+                   view=PlayerView.of(outcome.game, PERSON).to_dict(),
+                   events=[event_to_dict(e) for e in outcome.events])
+
+
+@router.post("/games", status_code=status.HTTP_201_CREATED, response_model=GameOut, responses=ERRORS)
+def start_game(options: GameOptions, session: SessionDep, player: CurrentPlayer) -> GameOut:
+    """Deal a new game (abandoning the one in progress) and let the computer players act."""
+    return game_out(services.start_game(session, player, options.rules(), options.difficulty, seed=options.seed))
+
+
+@router.get("/games/current", response_model=GameOut, responses=ERRORS)
+def current_game(session: SessionDep, player: CurrentPlayer) -> GameOut:
+    """The game this player would resume."""
+    rec = services.find_game(session, player, None)
+    return game_out(Outcome(rec, services.load_game(rec)))
+
+
+@router.get("/games/{game_id}", response_model=GameOut, responses=ERRORS)
+def get_game(game_id: str, session: SessionDep, player: CurrentPlayer) -> GameOut:
+    rec = services.find_game(session, player, game_id)
+    return game_out(Outcome(rec, services.load_game(rec)))
+
+
+@router.post("/games/{game_id}/pass", response_model=GameOut, responses=ERRORS)
+def pass_cards(game_id: str, body: PassBody, session: SessionDep, player: CurrentPlayer) -> GameOut:
+    """Pass three cards; the computer players pass too and play up to your turn."""
+    return game_out(services.pass_cards(session, player, game_id, body.version, body.cards))
+
+
+@router.post("/games/{game_id}/play", response_model=GameOut, responses=ERRORS)
+def play_card(game_id: str, body: PlayBody, session: SessionDep, player: CurrentPlayer) -> GameOut:
+    """Play a card; the computer players then play up to your next turn or the end of the hand."""
+    return game_out(services.play_card(session, player, game_id, body.version, body.card))
+
+
+@router.post("/games/{game_id}/moon", response_model=GameOut, responses=ERRORS)
+def choose_moon(game_id: str, body: MoonBody, session: SessionDep, player: CurrentPlayer) -> GameOut:
+    """Shooter's choice, when you shot the moon."""
+    return game_out(services.choose_moon(session, player, game_id, body.version, body.subtract))
+
+
+@router.post("/games/{game_id}/next", response_model=GameOut, responses=ERRORS)
+def next_round(game_id: str, body: Versioned, session: SessionDep, player: CurrentPlayer) -> GameOut:
+    """Deal the next hand after a hand is over."""
+    return game_out(services.next_round(session, player, game_id, body.version))
+
+
+@router.get("/records", response_model=list[RecordOut])
+def records(session: SessionDep, player: CurrentPlayer) -> list[RecordOut]:
+    """Your records per difficulty: games played and won, lowest final score, moons shot."""
+    return [RecordOut(**line.__dict__) for line in services.records(session, player)]
+
+
+# ---- errors -------------------------------------------------------------------------------
+
+def error_status(exc: Exception) -> tuple[int, str]:
+    """The HTTP status and error key for a service or engine error (shared with the pages)."""
+    if isinstance(exc, GameNotFoundError):
+        return 404, "game_not_found"
+    if isinstance(exc, StaleStateError):
+        return 409, "stale_version"
+    if isinstance(exc, NotYourTurnError | WrongPhaseError):
+        return 409, exc.rule
+    if isinstance(exc, IllegalMoveError):
+        return 422, exc.rule
+    if isinstance(exc, RulesError):
+        return 422, "bad_options"
+    if isinstance(exc, HeartsError):
+        return 422, "invalid_move"
+    return 422, "invalid"
+
+
+def _message(exc: Exception) -> str:
+    text = str(exc.args[0]) if isinstance(exc, LookupError) and exc.args else str(exc)
+    return text[:1].upper() + text[1:]
+
+
+def install_error_handlers(app: FastAPI) -> None:
+    async def handle(request: Request, exc: Exception) -> JSONResponse:
+        code, key = error_status(exc)
+        return JSONResponse({"error": key, "detail": _message(exc)}, status_code=code)
+
+    for kind in (GameNotFoundError, StaleStateError, HeartsError, RulesError):
+        app.add_exception_handler(kind, handle)

@@ -1,0 +1,211 @@
+"""The page, its HTMX fragments, and the plain-form fallbacks.
+
+One URL per action: an HTMX request gets the table fragment (with the playback frames
+and the side-panel updates to apply after them); a plain form post is redirected back
+to the page it came from.  Errors re-render the table as it really is, with the message.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from jinja2_fragments import render_block
+from markupsafe import Markup
+from sqlmodel import Session
+
+from engine import Game, PlayerView, Rules, RulesError
+from engine.errors import HeartsError
+
+from .. import presenter, services
+from ..deps import CurrentPlayer, SessionDep
+from ..models import DIFFICULTIES, GameRecord, Player
+from ..services import PERSON, GameNotFoundError, Outcome, StaleStateError
+from .api import error_status
+
+router = APIRouter(include_in_schema=False)
+
+TEMPLATE = "game.html"
+PANELS = ("sheet", "tricks", "records", "current_rules")
+ActionError = (GameNotFoundError, StaleStateError, HeartsError, RulesError, ValueError)
+PAUSES_MS = {"normal": {"play": 750, "trick": 1600, "": 0}, "fast": {"play": 220, "trick": 650, "": 0}}
+OPTION_FLAGS = ("omnibus", "spot_hearts", "queen_breaks_hearts", "no_breaking", "points_on_first_trick",
+                "shooters_choice", "cancellation")
+
+
+def _is_htmx(request: Request) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def page_context(session: Session, player: Player, *, rec: GameRecord | None = None, game: Game | None = None,
+                 outcome: Outcome | None = None, embed: bool = False, error: str | None = None) -> dict[str, Any]:
+    if outcome is not None:
+        rec, game = outcome.record, outcome.game
+    elif rec is None:
+        rec = services.current_game(session, player)
+        game = services.load_game(rec) if rec is not None else None
+    ctx: dict[str, Any] = {
+        "player": player, "embed": embed, "error": error, "difficulties": DIFFICULTIES,
+        "records": services.records(session, player), "game": rec, "frames": [], "say": "",
+        "pauses": PAUSES_MS, "deferred": None, "rules_now": None, "t": None, "version": 0,
+        "sheet": None, "tricks": [], "standard": Rules(),
+    }
+    if rec is None or game is None:
+        ctx["say"] = "Choose your options and deal the cards."
+        return ctx
+    view = PlayerView.of(game, PERSON)
+    names = presenter.seat_names(view.players)
+    steps = outcome.steps if outcome is not None else []
+    ctx.update(
+        t=presenter.table_context(view), version=rec.version, sheet=presenter.score_sheet(view),
+        tricks=presenter.trick_history(view), rules_now=presenter.rules_lines(game.rules), rules=game.rules,
+        frames=[{"t": presenter.table_context(f.view, shown=f.shown, frame=True), "say": f.say, "pause": f.pause}
+                for f in presenter.frames(steps, names)],
+        say=presenter.final_announcement(steps, view, names),
+    )
+    return ctx
+
+
+def _render_fragment(request: Request, ctx: dict[str, Any], status_code: int = 200) -> HTMLResponse:
+    env = request.app.state.templates.env
+    # side panels change only once the playback has finished, so the score sheet and the
+    # trick list never give away a result the table has not shown yet
+    panels = {name: Markup(render_block(env, TEMPLATE, name, ctx)) for name in PANELS}
+    html = render_block(env, TEMPLATE, "table", {**ctx, "deferred": panels})
+    return HTMLResponse(html, status_code=status_code)
+
+
+def _render_page(request: Request, ctx: dict[str, Any], status_code: int = 200) -> HTMLResponse:
+    templates = request.app.state.templates
+    ctx["base_url"] = str(request.base_url).rstrip("/")
+    name = "embed.html" if ctx["embed"] else TEMPLATE
+    return templates.TemplateResponse(request, name, ctx, status_code=status_code)  # type: ignore[no-any-return]
+
+
+def _back(embed: bool) -> RedirectResponse:
+    return RedirectResponse("/embed" if embed else "/", status_code=303)
+
+
+def _respond(request: Request, session: Session, player: Player, outcome: Outcome, embed: bool) -> Response:
+    if _is_htmx(request):
+        return _render_fragment(request, page_context(session, player, outcome=outcome, embed=embed))
+    return _back(embed)
+
+
+def _failed(request: Request, session: Session, player: Player, exc: Exception, embed: bool) -> Response:
+    session.rollback()
+    code, _ = error_status(exc)
+    text = str(exc.args[0]) if isinstance(exc, LookupError) and exc.args else str(exc)
+    message = text[:1].upper() + text[1:]
+    ctx = page_context(session, player, embed=embed, error=message)
+    if _is_htmx(request):
+        return _render_fragment(request, ctx, status_code=code)
+    return _render_page(request, ctx, status_code=code)
+
+
+# ---- pages --------------------------------------------------------------------------------
+
+@router.get("/", response_class=HTMLResponse)
+def index(request: Request, session: SessionDep, player: CurrentPlayer) -> Response:
+    return _render_page(request, page_context(session, player))
+
+
+@router.get("/embed", response_class=HTMLResponse)
+def embed(request: Request, session: SessionDep, player: CurrentPlayer) -> Response:
+    return _render_page(request, page_context(session, player, embed=True))
+
+
+@router.get("/table", response_class=HTMLResponse)
+def table(request: Request, session: SessionDep, player: CurrentPlayer, embed: bool = False) -> Response:
+    """The table as it is now (the page fetches it after an error or a stale click)."""
+    return _render_fragment(request, page_context(session, player, embed=embed))
+
+
+# ---- actions ------------------------------------------------------------------------------
+
+EmbedForm = Annotated[bool, Form()]
+VersionForm = Annotated[int, Form()]
+
+
+@router.post("/game/new")
+def new_game(request: Request, session: SessionDep, player: CurrentPlayer,
+             difficulty: Annotated[str, Form()] = "", same: Annotated[bool, Form()] = False,
+             players: Annotated[int, Form()] = 4, target_score: Annotated[int, Form()] = 100,
+             max_rounds: Annotated[str, Form()] = "", passing: Annotated[bool, Form()] = False,
+             omnibus: Annotated[bool, Form()] = False, spot_hearts: Annotated[bool, Form()] = False,
+             queen_breaks_hearts: Annotated[bool, Form()] = False, no_breaking: Annotated[bool, Form()] = False,
+             points_on_first_trick: Annotated[bool, Form()] = False,
+             shooters_choice: Annotated[bool, Form()] = False, cancellation: Annotated[bool, Form()] = False,
+             embed: EmbedForm = False) -> Response:
+    """Deal a new game: with the options form, or ``same`` rules as the game on the table."""
+    try:
+        current = services.current_game(session, player) if same else None
+        if current is not None:
+            rules = services.load_game(current).rules
+            level = difficulty or current.difficulty
+        elif same or not difficulty:
+            rules, level = Rules(), difficulty or player.difficulty
+        else:
+            rounds = int(max_rounds) if max_rounds.strip() else None
+            rules = Rules(players=players, target_score=target_score, max_rounds=rounds, passing=passing,
+                          omnibus=omnibus, spot_hearts=spot_hearts, queen_breaks_hearts=queen_breaks_hearts,
+                          no_breaking=no_breaking, points_on_first_trick=points_on_first_trick,
+                          shooters_choice=shooters_choice, cancellation=cancellation)
+            level = difficulty
+        outcome = services.start_game(session, player, rules, level)
+    except ActionError as exc:
+        return _failed(request, session, player, exc, embed)
+    return _respond(request, session, player, outcome, embed)
+
+
+@router.post("/game/pass")
+def pass_cards(request: Request, session: SessionDep, player: CurrentPlayer, version: VersionForm,
+               cards: Annotated[list[str], Form()], embed: EmbedForm = False) -> Response:
+    try:
+        outcome = services.pass_cards(session, player, None, version, cards)
+    except ActionError as exc:
+        return _failed(request, session, player, exc, embed)
+    return _respond(request, session, player, outcome, embed)
+
+
+@router.post("/game/play")
+def play_card(request: Request, session: SessionDep, player: CurrentPlayer, version: VersionForm,
+              card: Annotated[str, Form()], embed: EmbedForm = False) -> Response:
+    try:
+        outcome = services.play_card(session, player, None, version, card)
+    except ActionError as exc:
+        return _failed(request, session, player, exc, embed)
+    return _respond(request, session, player, outcome, embed)
+
+
+@router.post("/game/moon")
+def choose_moon(request: Request, session: SessionDep, player: CurrentPlayer, version: VersionForm,
+                choice: Annotated[str, Form()], embed: EmbedForm = False) -> Response:
+    try:
+        if choice not in ("add", "subtract"):
+            raise ValueError("the moon choice is add or subtract")
+        outcome = services.choose_moon(session, player, None, version, choice == "subtract")
+    except ActionError as exc:
+        return _failed(request, session, player, exc, embed)
+    return _respond(request, session, player, outcome, embed)
+
+
+@router.post("/game/next")
+def next_round(request: Request, session: SessionDep, player: CurrentPlayer, version: VersionForm,
+               embed: EmbedForm = False) -> Response:
+    try:
+        outcome = services.next_round(session, player, None, version)
+    except ActionError as exc:
+        return _failed(request, session, player, exc, embed)
+    return _respond(request, session, player, outcome, embed)
+
+
+@router.post("/prefs")
+def preferences(request: Request, session: SessionDep, player: CurrentPlayer,
+                fast_play: Annotated[bool, Form()] = False, embed: EmbedForm = False) -> Response:
+    """Fast play can be switched at any time, even during playback."""
+    services.set_preferences(session, player, fast_play=fast_play)
+    if _is_htmx(request):
+        return Response(status_code=204)
+    return _back(embed)

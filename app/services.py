@@ -1,0 +1,268 @@
+"""Game services: the only place the app touches the engine.
+
+Every action is one transaction: load the game, check the version the person acted
+on, apply their move, let the computer players move until it is the person's turn
+again (or the round is over), store the new record, and, when the game has just
+ended, count it in the player's records.  Routes call these and render the result.
+"""
+
+from __future__ import annotations
+
+import logging
+import random
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from sqlalchemy import update
+from sqlmodel import Session, col, select
+
+from engine import Card, CardSet, Game, Phase, PlayerView, Rules, dumps, loads
+from engine import events as ev
+from engine.errors import HeartsError, IllegalMoveError
+from engine.moves import MoonMove, Move, NextRound, PassMove, PlayMove
+
+from .bots import as_cards, as_subtract, get_bot
+from .models import DIFFICULTIES, GameRecord, Player, Record, utcnow
+
+log = logging.getLogger(__name__)
+
+PERSON = 0
+"""The person always sits in seat 0 (South); seats 1.. are computer players."""
+
+
+class GameNotFoundError(LookupError):
+    """No such game for this player (another player's game is not found either)."""
+
+
+class StaleStateError(Exception):
+    """The action was made against an older version of the game (a repeated or late click)."""
+
+    def __init__(self, expected: int, got: int) -> None:
+        super().__init__(f"the game has moved on (it is at move {expected}, the request was made at move {got}); "
+                         "reload the game and try again")
+        self.expected = expected
+        self.got = got
+
+
+@dataclass(frozen=True)
+class Step:
+    """One move applied during an action, with what it caused and what the person saw after it."""
+
+    move: Move
+    events: tuple[ev.Event, ...]
+    view: PlayerView
+
+
+@dataclass
+class Outcome:
+    record: GameRecord
+    game: Game
+    steps: list[Step] = field(default_factory=list)
+
+    @property
+    def view(self) -> PlayerView:
+        return PlayerView.of(self.game, PERSON)
+
+    @property
+    def events(self) -> list[ev.Event]:
+        return [e for s in self.steps for e in s.events]
+
+
+def new_id() -> str:
+    return uuid.uuid4().hex
+
+
+# ---- players and records ------------------------------------------------------------------
+
+def get_player(session: Session, player_id: str | None) -> Player | None:
+    return session.get(Player, player_id) if player_id else None
+
+
+def create_player(session: Session) -> Player:
+    player = Player(id=new_id())
+    session.add(player)
+    session.commit()
+    return player
+
+
+def set_preferences(session: Session, player: Player, *, fast_play: bool | None = None,
+                    difficulty: str | None = None) -> Player:
+    if fast_play is not None:
+        player.fast_play = fast_play
+    if difficulty is not None:
+        if difficulty not in DIFFICULTIES:
+            raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
+        player.difficulty = difficulty
+    session.add(player)
+    session.commit()
+    return player
+
+
+@dataclass(frozen=True)
+class RecordLine:
+    difficulty: str
+    played: int
+    won: int
+    best_score: int | None
+    moons: int
+
+
+def records(session: Session, player: Player) -> list[RecordLine]:
+    """One line per difficulty (zeros where nothing has been played yet)."""
+    rows = {r.difficulty: r for r in session.exec(select(Record).where(Record.player_id == player.id))}
+    out = []
+    for d in DIFFICULTIES:
+        r = rows.get(d)
+        out.append(RecordLine(d, r.played, r.won, r.best_score, r.moons) if r else RecordLine(d, 0, 0, None, 0))
+    return out
+
+
+def _count_finished(session: Session, rec: GameRecord, game: Game) -> None:
+    row = session.get(Record, (rec.player_id, rec.difficulty))
+    if row is None:
+        row = Record(player_id=rec.player_id, difficulty=rec.difficulty)
+    row.played += 1
+    row.won += game.winner == PERSON
+    final = game.totals[PERSON]
+    row.best_score = final if row.best_score is None else min(row.best_score, final)
+    row.moons += sum(1 for s in game.shooters if s == PERSON)
+    session.add(row)
+
+
+# ---- games ------------------------------------------------------------------------------
+
+def current_game(session: Session, player: Player) -> GameRecord | None:
+    """The player's latest game that was not abandoned (a finished one stays on the table)."""
+    stmt = (select(GameRecord).where(GameRecord.player_id == player.id, GameRecord.status != "abandoned")
+            .order_by(col(GameRecord.created_at).desc()).limit(1))
+    return session.exec(stmt).first()
+
+
+def load_game(rec: GameRecord) -> Game:
+    return loads(rec.record)
+
+
+def find_game(session: Session, player: Player, game_id: str | None) -> GameRecord:
+    """The game ``game_id`` of this player, or their current one when ``game_id`` is None."""
+    rec = current_game(session, player) if game_id is None else session.get(GameRecord, game_id)
+    if rec is None or rec.player_id != player.id:
+        raise GameNotFoundError(f"no game {game_id!r}" if game_id else "you have no game yet; start one")
+    return rec
+
+
+def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
+               seed: int | str | None = None) -> Outcome:
+    """Abandon the player's game in progress, deal a new one and let the computer players act."""
+    if difficulty not in DIFFICULTIES:
+        raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
+    session.exec(update(GameRecord)  # type: ignore[call-overload]
+                 .where(col(GameRecord.player_id) == player.id, col(GameRecord.status) == "active")
+                 .values(status="abandoned", updated_at=utcnow()))
+    game = Game(rules, seed=seed)
+    steps = _run_bots(game, difficulty)
+    rec = GameRecord(id=new_id(), player_id=player.id, difficulty=difficulty, record=dumps(game),
+                     version=game.move_count)
+    player.difficulty = difficulty
+    session.add(player)
+    session.add(rec)
+    session.commit()
+    return Outcome(rec, game, steps)
+
+
+def _act(session: Session, player: Player, game_id: str | None, version: int,
+         move: Callable[[Game], Move]) -> Outcome:
+    rec = find_game(session, player, game_id)
+    if version != rec.version:
+        raise StaleStateError(rec.version, version)
+    game = load_game(rec)
+    m = move(game)
+    events = game.apply(m)
+    steps = [Step(m, tuple(events), PlayerView.of(game, PERSON))]
+    steps += _run_bots(game, rec.difficulty)
+    return _store(session, rec, game, steps)
+
+
+def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step]) -> Outcome:
+    old = rec.version
+    finished = game.is_over and rec.status == "active"
+    values = {"record": dumps(game), "version": game.move_count, "updated_at": utcnow(),
+              "status": "finished" if finished else rec.status}
+    # the version guard makes two simultaneous requests on the same move impossible to
+    # both succeed: the second matches no row and is refused as stale
+    result = session.exec(update(GameRecord)  # type: ignore[call-overload]
+                          .where(col(GameRecord.id) == rec.id, col(GameRecord.version) == old)
+                          .values(**values))
+    if result.rowcount != 1:
+        session.rollback()
+        raise StaleStateError(old + 1, old)
+    if finished:
+        _count_finished(session, rec, game)
+    session.commit()
+    for name, value in values.items():
+        setattr(rec, name, value)
+    return Outcome(rec, game, steps)
+
+
+def pass_cards(session: Session, player: Player, game_id: str | None, version: int,
+               cards: list[str] | str) -> Outcome:
+    try:
+        chosen = CardSet(cards)
+    except ValueError as exc:
+        raise IllegalMoveError(f"pass exactly 3 cards you hold ({exc})", "pass_cards") from None
+    return _act(session, player, game_id, version, lambda g: PassMove(PERSON, chosen))
+
+
+def play_card(session: Session, player: Player, game_id: str | None, version: int, card: str) -> Outcome:
+    try:
+        chosen = Card(card)
+    except ValueError as exc:
+        raise IllegalMoveError(str(exc), "not_a_card") from None
+    return _act(session, player, game_id, version, lambda g: PlayMove(PERSON, chosen))
+
+
+def choose_moon(session: Session, player: Player, game_id: str | None, version: int, subtract: bool) -> Outcome:
+    return _act(session, player, game_id, version, lambda g: MoonMove(PERSON, subtract))
+
+
+def next_round(session: Session, player: Player, game_id: str | None, version: int) -> Outcome:
+    return _act(session, player, game_id, version, lambda g: NextRound())
+
+
+# ---- computer players -------------------------------------------------------------------
+
+def _run_bots(game: Game, difficulty: str) -> list[Step]:
+    """Let the computer players act until the person must act or the round is over."""
+    bot = get_bot(difficulty)
+    steps: list[Step] = []
+    while True:
+        seats = [s for s in game.to_act if s != PERSON]
+        if not seats or (game.phase is not Phase.PASS and PERSON in game.to_act):
+            return steps
+        seat = seats[0]
+        view = PlayerView.of(game, seat)
+        rng = random.Random(f"{game.seed}/bot/{game.move_count}")
+        move = _bot_move(bot, game, view, rng)
+        events = game.apply(move)
+        steps.append(Step(move, tuple(events), PlayerView.of(game, PERSON)))
+
+
+def _bot_move(bot: object, game: Game, view: PlayerView, rng: random.Random) -> Move:
+    seat = view.seat
+    try:
+        if game.phase is Phase.PASS:
+            move: Move = PassMove(seat, as_cards(bot.choose_pass(view, rng)))  # type: ignore[attr-defined]
+        elif game.phase is Phase.PLAY:
+            move = PlayMove(seat, Card(bot.choose_play(view, rng)))  # type: ignore[attr-defined]
+        else:
+            move = MoonMove(seat, as_subtract(bot.choose_moon(view, rng)))  # type: ignore[attr-defined]
+        if _pass_ok(game, move) if isinstance(move, PassMove) else move in game.legal_moves(seat):
+            return move
+        log.error("computer player %r chose an illegal move %s; playing a legal one instead", bot, move.code())
+    except (HeartsError, ValueError, TypeError, KeyError, AttributeError):
+        log.exception("computer player %r failed; playing a legal move instead", bot)
+    return rng.choice(game.legal_moves(seat))
+
+
+def _pass_ok(game: Game, move: PassMove) -> bool:
+    return len(move.cards) == 3 and move.cards <= game.hand(move.seat)
