@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint bench clean
+.PHONY: setup test lint bench clean run
 
 setup: $(STAMP)
 
@@ -15,11 +15,16 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check engine tests
-	$(BIN)/mypy engine
+	$(BIN)/ruff check engine app alembic tests
+	$(BIN)/mypy engine app
 
 test: lint
 	$(BIN)/python -m pytest -q
+
+# serve the game: apply migrations, then uvicorn on HOST:PORT (default 127.0.0.1:8000)
+run: $(STAMP)
+	$(BIN)/alembic upgrade head
+	$(BIN)/uvicorn --factory app.main:app_from_env --host $${HOST:-127.0.0.1} --port $${PORT:-8000} --proxy-headers
 
 bench: $(STAMP)
 	$(BIN)/python -m engine.bench
