@@ -42,8 +42,11 @@ def create_app(settings: Settings) -> FastAPI:
             secure = request.url.scheme == "https" or settings.force_secure_cookie
             # inside a cross-site iframe a cookie is only sent when it is SameSite=None and
             # Secure; Partitioned keeps it to this embedding site (CHIPS)
-            response.set_cookie(settings.cookie_name, value, max_age=settings.cookie_max_age, httponly=True,
-                                secure=secure, samesite="none" if secure else "lax", partitioned=secure)
+            # (written by hand: Starlette only emits Partitioned on Python 3.14+)
+            attrs = "SameSite=None; Secure; Partitioned" if secure else "SameSite=lax"
+            response.headers.append(
+                "set-cookie",
+                f"{settings.cookie_name}={value}; Max-Age={settings.cookie_max_age}; Path=/; HttpOnly; {attrs}")
         if request.url.path in EMBED_PATHS:
             response.headers["Content-Security-Policy"] = "frame-ancestors *"
         else:
