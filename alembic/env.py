@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from logging.config import fileConfig
 
+from alembic import context
 from sqlmodel import SQLModel
 
-from alembic import context
 from app import models  # noqa: F401  (registers the tables on SQLModel.metadata)
 from app.config import Settings
 from app.db import make_engine

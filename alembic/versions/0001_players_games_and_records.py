@@ -10,7 +10,6 @@ from collections.abc import Sequence
 
 import sqlalchemy as sa
 import sqlmodel
-
 from alembic import op
 
 revision: str = '0001'
