@@ -1,0 +1,82 @@
+"""Start the real app (migrations, then uvicorn) and a tiny host page for iframe tests."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
+from functools import partial
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                 "--disable-component-update", "--no-first-run"]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@contextmanager
+def app_server(data_dir: Path) -> Iterator[str]:
+    """Serve the app from a fresh database; yields its base URL (on ``localhost``)."""
+    port = free_port()
+    env = {**os.environ, "DATA_DIR": str(data_dir), "DATABASE_URL": f"sqlite:///{data_dir / 'hearts.db'}",
+           "SECRET_KEY": "e2e-secret",
+           # the iframe test frames the app from another site: the cookie must be
+           # SameSite=None; Secure; Partitioned, which browsers accept from localhost
+           "SECURE_COOKIES": "1"}
+    data_dir.mkdir(parents=True, exist_ok=True)
+    subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT, env=env, check=True,
+                   capture_output=True)
+    log = open(data_dir / "server.log", "w")  # noqa: SIM115  (closed with the server)
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "app.main:app_from_env",
+                             "--host", "127.0.0.1", "--port", str(port)],
+                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    base = f"http://localhost:{port}"
+    try:
+        for _ in range(200):
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            raise RuntimeError(f"the app did not start; see {data_dir / 'server.log'}")
+        yield base
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+        log.close()
+
+
+@contextmanager
+def host_page(directory: Path, app_url: str) -> Iterator[str]:
+    """Another site (127.0.0.1, another port) whose page frames the game."""
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / "host.html").write_text(f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>A blog about card games</title></head><body><h1>My card games blog</h1>
+<div style="position:relative;width:100%;max-width:960px;aspect-ratio:4/5;min-height:560px;margin:0 auto">
+<iframe src="{app_url}/embed" title="Hearts" style="position:absolute;inset:0;width:100%;height:100%;border:0"></iframe>
+</div><p><a href="{app_url}/">Play Hearts online</a></p></body></html>""")
+    handler = partial(SimpleHTTPRequestHandler, directory=str(directory))
+    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/host.html"
+    finally:
+        server.shutdown()
+        server.server_close()
