@@ -15,7 +15,6 @@ from .table import (
     trick_cards,
     version,
     wait_idle,
-    wait_new_version,
 )
 
 
