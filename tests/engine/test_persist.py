@@ -135,9 +135,11 @@ def good_record() -> dict[str, Any]:
 
 def test_an_inserted_illegal_move_is_rejected_naming_the_move() -> None:
     data = good_record()
-    # after the four passes someone holds the 2♣ and must lead it; a heart lead is illegal
-    seat = loads(json.dumps({**data, "moves": data["moves"][:4]})).turn
-    held = loads(json.dumps({**data, "moves": data["moves"][:4]})).hand(seat)
+    # after the four passes the holder of the 2♣ must lead it; any other card is illegal
+    passed = loads(json.dumps({**data, "moves": data["moves"][:4]}))
+    seat = passed.turn
+    assert seat is not None
+    held = passed.hand(seat)
     bad = next(c for c in held if c != Card("2C"))
     data["moves"].insert(4, f"{seat} play {bad}")
     with pytest.raises(CorruptRecordError, match=rf"move 5 \('{seat} play {bad}'\) does not replay: the first trick"):
