@@ -6,7 +6,7 @@ import random
 
 import pytest
 
-from engine import Card, CardSet, Game, NotYourTurnError, Phase, Rules, Suit
+from engine import Card, CardSet, Game, IllegalMoveError, NotYourTurnError, Phase, Rules, Suit
 from engine import events as ev
 from engine.events import Event
 
@@ -81,7 +81,7 @@ def test_an_all_cancelled_trick_carries_over_to_the_next_trick_winner() -> None:
     assert g.turn == 1
 
 
-def test_first_trick_rule_binds_while_the_first_trick_is_played() -> None:
+def test_no_queen_of_spades_on_the_first_trick_in_cancellation_either() -> None:
     g = game_with(CANCEL, "2C", "2C")
     play(g, "2C 2C")
     assert g.legal_cards() == tuple(c for c in g.hand(2).distinct() if c != Card("QS"))
@@ -186,3 +186,16 @@ def test_refused_move_after_a_cancelled_trick_changes_nothing() -> None:
     with pytest.raises(NotYourTurnError):
         g.play(1, "AD")
     assert snapshot(g) == before
+
+
+def test_passing_in_cancellation_counts_copies() -> None:
+    rules = Rules(cancellation=True)
+    g = game_with(rules, "QS QS AH", "AH")
+    with pytest.raises(IllegalMoveError, match="pass exactly 3 cards you hold"):
+        g.pass_cards(1, "AH AH 2D")  # seat 1 holds only one A♥
+    g.pass_cards(0, "QS QS AH")
+    for seat in (1, 2, 3):
+        g.pass_cards(seat, list(g.hand(seat))[:3])
+    assert g.hand(1).count("QS") == 2 and g.hand(1).count("AH") == 2  # its own and seat 0's
+    assert g.hand(0).count("QS") == 0 and g.hand(0).count("AH") == 0
+    assert g.view(0).passed_still_held == CardSet("QS QS AH")
