@@ -37,8 +37,9 @@ def _cs(mask: int) -> object:
 def game_from_dict(data: Any) -> Game:
     if not isinstance(data, dict):
         raise CorruptRecordError("a saved game must be a JSON object")
-    if data.get("schema") != SCHEMA_VERSION:
-        raise CorruptRecordError(f"unsupported saved-game schema {data.get('schema')!r} (expected {SCHEMA_VERSION})")
+    schema = data.get("schema")
+    if type(schema) is not int or schema != SCHEMA_VERSION:
+        raise CorruptRecordError(f"unsupported saved-game schema {schema!r} (expected {SCHEMA_VERSION})")
     try:
         rules = Rules.from_dict(data["rules"])
     except (KeyError, TypeError, RulesError) as exc:

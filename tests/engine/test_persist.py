@@ -170,6 +170,7 @@ def test_a_garbled_move_code_is_rejected() -> None:
 @pytest.mark.parametrize(("change", "message"), [
     ({"schema": 2}, "unsupported saved-game schema 2"),
     ({"schema": None}, "unsupported saved-game schema None"),
+    ({"schema": True}, "unsupported saved-game schema True"),
     ({"rules": {"players": 7}}, "bad rules in saved game: players must be 3, 4, 5 or 6"),
     ({"rules": {"jokers": True}}, "bad rules in saved game: unknown rule option"),
     ({"rules": "standard"}, "bad rules in saved game: rules must be an object"),
