@@ -13,7 +13,15 @@ from .config import Settings
 from .db import make_engine
 from .routers import api, health, pages
 
-ROOT = Path(__file__).resolve().parent.parent
+
+def _root() -> Path:
+    """Where templates/ and static/ live: next to the package in a checkout, or the
+    working directory when the package is installed (the Docker image)."""
+    here = Path(__file__).resolve().parent.parent
+    return here if (here / "templates").is_dir() else Path.cwd()
+
+
+ROOT = _root()
 EMBED_PATHS = ("/embed",)
 
 

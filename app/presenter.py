@@ -82,7 +82,7 @@ class SeatPlate:
 
     @property
     def side(self) -> str:
-        return "left" if self.x < 45 else "right" if self.x > 55 else "top"
+        return "left" if self.x < 15 else "right" if self.x > 85 else "top"
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,9 @@ from playwright.sync_api import Frame, Page
 
 Surface = Page | Frame
 
+# cards in a hand overlap; like a finger, click the uncovered corner, not the middle
+CORNER = {"x": 8, "y": 14}
+
 IDLE = ("() => { const t = document.getElementById('table');"
         " return t && !document.body.dataset.playing && !t.hasAttribute('aria-busy'); }")
 
@@ -41,12 +44,12 @@ def pass_three(s: Surface) -> None:
     submit = s.locator("[data-pass-submit]")
     assert submit.is_disabled()
     for i in range(3):
-        cards.nth(i).click()
-    cards.nth(3).click()  # a fourth card is not taken while three are chosen
+        cards.nth(i).click(position=CORNER)
+    cards.nth(3).click(position=CORNER)  # a fourth card is not taken while three are chosen
     assert cards.nth(3).get_attribute("aria-pressed") == "false"
-    cards.nth(2).click()  # a second tap puts a card back…
+    cards.nth(2).click(position=CORNER)  # a second tap puts a card back…
     assert submit.is_disabled()
-    cards.nth(2).click()  # …and a third takes it again
+    cards.nth(2).click(position=CORNER)  # …and a third takes it again
     assert submit.is_enabled()
     before = version(s)
     submit.click()
@@ -58,7 +61,7 @@ def play_first_legal(s: Surface) -> None:
     assert legal.count() > 0
     assert legal.evaluate_all("bs => bs.every(b => !b.classList.contains('illegal'))")
     before = version(s)
-    legal.first.click()
+    legal.first.click(position=CORNER)
     wait_new_version(s, before)
 
 

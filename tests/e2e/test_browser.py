@@ -134,7 +134,7 @@ def test_a_phone_shows_the_whole_hand(browser: Browser, base_url: str) -> None:
             steps = [b[0] - a[0] for a, b in zip(boxes, boxes[1:], strict=False)]
             assert min(steps) >= 18
             # tapping works on a phone too
-            page.locator(".stage .in-hand").nth(0).tap()
+            page.locator(".stage .in-hand").nth(0).tap(position={"x": 8, "y": 14})
             assert page.locator(".stage .in-hand").nth(0).get_attribute("aria-pressed") == "true"
         finally:
             context.close()
