@@ -13,17 +13,22 @@ seed; a wall-clock cap only guards against a machine far slower than expected.
 
 from __future__ import annotations
 
+import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from typing import TypeVar
 
-from ..cards import CARDS, LOW, Card, CardSet
+from ..cards import CARDS, LOW, Card, CardSet, multiset_add, multiset_sub
 from ..view import PlayerView
 from .base import BaseBot, check_view
-from .policy import choose_card, choose_pass_mask, moon_subtract
+from .policy import choose_card, choose_pass_mask, moon_subtract, pass_candidates
 from .sampling import DealSampler
 from .sim import SimRound
 
+T = TypeVar("T")
+DROP_Z = 3.0
+"""A candidate is dropped when its mean is this many standard errors below the leader's."""
 GAME_END_WEIGHT = 10.0
 """Points of score margin a won (or lost) game is worth on top of the round's margin."""
 
@@ -73,18 +78,51 @@ def candidates(view: PlayerView, legal: int) -> list[int]:
 class HardBot(BaseBot):
     name = "hard"
 
-    def __init__(self, budget: int = 12000, min_samples: int = 6, max_samples: int = 150,
-                 max_seconds: float = 3.0) -> None:
+    def __init__(self, budget: int = 40000, pass_budget: int = 60000, min_samples: int = 8,
+                 max_samples: int = 400, max_seconds: float = 3.0) -> None:
         self.budget = budget
         """Simulated card plays per decision (the time budget, reproducibly)."""
+        self.pass_budget = pass_budget
+        """Simulated card plays for choosing the pass."""
         self.min_samples = min_samples
         self.max_samples = max_samples
         self.max_seconds = max_seconds
         """Wall-clock safety cap: stop sampling early on a badly overloaded machine."""
 
     def choose_pass(self, view: PlayerView, rng: random.Random) -> CardSet:
+        """Simulate the round after each of a few promising passes (the others passing and
+        playing as careful players) and keep the pass that does best."""
         check_view(view, "pass")
-        return CardSet.from_mask(choose_pass_mask(view.hand.mask, view.rules, view.pass_direction))
+        rules = view.rules
+        direction = view.pass_direction
+        cands = pass_candidates(view.hand.mask, rules, direction)
+        if len(cands) == 1:
+            return CardSet.from_mask(cands[0])
+        me = view.seat
+        n = view.players
+        totals = view.totals
+        target = rules.target_score
+        sampler = DealSampler(view)
+        double = rules.cancellation
+        my_target = direction.target(me, n)
+
+        def sample(r: random.Random) -> tuple[list[int], list[int]]:
+            hands = sampler.sample(r)
+            passes = [choose_pass_mask(h, rules, direction) for h in hands]
+            return hands, passes
+
+        def evaluate(base: tuple[list[int], list[int]], j: int) -> float:
+            hands, passes = base
+            passes = passes[:]
+            passes[me] = cands[j]
+            after = [multiset_sub(h, p) for h, p in zip(hands, passes, strict=True)]
+            for s, p in enumerate(passes):
+                t = my_target if s == me else direction.target(s, n)
+                after[t] = multiset_add(after[t], p) if double else after[t] | p
+            return rollout(SimRound.start(rules, after, view.dealer), totals, me, target)
+
+        best = self._search(len(cands), len(rules.deck), self.pass_budget, sample, evaluate, rng)
+        return CardSet.from_mask(cands[best])
 
     def choose_play(self, view: PlayerView, rng: random.Random) -> Card:
         check_view(view, "play")
@@ -94,23 +132,61 @@ class HardBot(BaseBot):
         cands = candidates(view, legal)
         if len(cands) == 1:
             return CARDS[cands[0]]
-        start = time.perf_counter()
         sampler = DealSampler(view)
         me = view.seat
         totals = view.totals
         target = view.rules.target_score
-        remaining = sum(view.hand_sizes)
-        samples = self.budget // max(1, len(cands) * remaining)
-        samples = max(self.min_samples, min(self.max_samples, samples))
-        score = [0.0] * len(cands)
-        for i in range(samples):
-            base = SimRound.from_view(view, sampler.sample(rng))
-            for j, c in enumerate(cands):
-                st = base.copy()
-                st.play(c)
-                score[j] += rollout(st, totals, me, target)
-            if i >= self.min_samples and time.perf_counter() - start > self.max_seconds:
-                break
-        best = max(range(len(cands)), key=lambda j: (score[j], -j))
+
+        def sample(r: random.Random) -> SimRound:
+            return SimRound.from_view(view, sampler.sample(r))
+
+        def evaluate(base: SimRound, j: int) -> float:
+            st = base.copy()
+            st.play(cands[j])
+            return rollout(st, totals, me, target)
+
+        best = self._search(len(cands), sum(view.hand_sizes), self.budget, sample, evaluate, rng)
         return CARDS[cands[best]]
 
+    def _search(self, count: int, cost: int, budget: int, sample: Callable[[random.Random], T],
+                evaluate: Callable[[T, int], float], rng: random.Random) -> int:
+        """Evaluate ``count`` candidates on the same sampled deals until ``budget`` card
+        plays are spent (``cost`` per rollout), dropping clear losers on the way; the index
+        of the best."""
+        start = time.perf_counter()
+        results: list[list[float]] = [[] for _ in range(count)]
+        alive = list(range(count))
+        spent = 0
+        i = 0
+        while i < self.max_samples and (i < self.min_samples or spent + len(alive) * cost <= budget):
+            base = sample(rng)
+            for j in alive:
+                results[j].append(evaluate(base, j))
+            spent += len(alive) * cost
+            i += 1
+            if i >= self.min_samples and i % 4 == 0 and len(alive) > 1:
+                alive = _survivors(alive, results, i)
+                if len(alive) == 1:
+                    break
+            if i >= self.min_samples and time.perf_counter() - start > self.max_seconds:
+                break
+        return max(alive, key=lambda j: (sum(results[j]), -j))
+
+
+def _survivors(alive: list[int], results: list[list[float]], n: int) -> list[int]:
+    """Drop the candidates clearly worse than the leader so far (paired on the same deals):
+    the budget they would have used goes to telling the close ones apart."""
+    lead = max(alive, key=lambda j: (sum(results[j]), -j))
+    ref = results[lead]
+    keep = []
+    for j in alive:
+        if j == lead:
+            keep.append(j)
+            continue
+        d = [a - b for a, b in zip(results[j][:n], ref[:n], strict=True)]
+        m = sum(d) / n
+        var = sum((x - m) ** 2 for x in d) / (n - 1)
+        if m < -0.05 and m + DROP_Z * math.sqrt(var / n) < 0:
+            continue
+        keep.append(j)
+    return keep

@@ -91,8 +91,9 @@ def choose_card(st: SimRound) -> int:
         return _lead(st, legal, hand, out, qs_out, threat)
     led = st.led
     best = st.best
-    trick_pts = sum(pts[c] for c in trick) + (sum(pts[c] for c in st.pot) if st.pot else 0)
-    has_pen = any(t.pen_mask >> c & 1 for c in trick)
+    has_pen = bool(st.tmask & t.pen_mask)
+    if st.pot and not has_pen:
+        has_pen = sum(pts[c] for c in st.pot) > 0
     last = len(trick) == t.n - 1
     if legal & SUIT_MASK[led] == legal:  # following suit
         below = legal & ((1 << best) - 1)
@@ -100,7 +101,7 @@ def choose_card(st: SimRound) -> int:
         if threat >= 0 and st.best_seat == threat and (has_pen or led == 3) and above:
             # stop the moon: take this trick (and its heart) from the shooter
             return _low(above) if last else _high(above)
-        if not has_pen and trick_pts <= 0:
+        if not has_pen:
             if last:
                 pick = legal & ~QS_BIT if led == 2 else legal
                 if pick:
@@ -212,41 +213,74 @@ def _shoot(st: SimRound, legal: int, hand: int, out: int) -> int:
 # ---- passing ---------------------------------------------------------------------------------
 
 
+def card_scores(hand: int, rules: Rules, direction: PassDirection) -> list[tuple[int, int]]:
+    """(score, card) for each distinct card of ``hand``: how much we want to be rid of it."""
+    across = direction is PassDirection.ACROSS
+    low = hand & LOW
+    high = hand >> 52
+    spades = _count(low & SPADES) + _count(high & SPADES)
+    has_qs = bool(low & QS_BIT)
+    out: list[tuple[int, int]] = []
+    for c in iter_cards(low):
+        suit = c // 13
+        rank = c % 13
+        if suit == 3:
+            v = rank * 3 + (8 if rules.spot_hearts else 0) - 6
+        elif c == QS:
+            v = 60 if spades <= 3 and not across else -50
+        elif suit == 2:
+            if c > QS:
+                v = 40 if spades <= 4 or not has_qs else 10
+            else:
+                v = rank - 10
+        else:
+            n_suit = _count(low & SUIT_MASK[suit]) + _count(high & SUIT_MASK[suit])
+            v = rank * 2 + (4 - n_suit) * 6 if n_suit <= 3 else rank * 2 - 4
+            if rules.omnibus and c == JD:
+                v = -40
+        out.append((v, c))
+    return out
+
+
 def pass_scores(hand: int, rules: Rules, direction: PassDirection) -> list[tuple[int, int]]:
     """Three cards to pass from ``hand`` (a possibly two-deck mask), chosen greedily by
-    how dangerous each card is to keep; returns [(card, score)] in the order chosen."""
+    how dangerous each card is to keep (scores change as the hand shrinks: voiding a
+    suit gets more attractive); returns [(card, score)] in the order chosen."""
     chosen: list[tuple[int, int]] = []
     h = hand
-    across = direction is PassDirection.ACROSS
     for _ in range(3):
-        best_c = -1
-        best_v = -(1 << 30)
-        low = h & LOW
-        spades = _count(low & SPADES) + _count((h >> 52) & SPADES)
-        has_qs = bool(low & QS_BIT)
-        for c in iter_cards(low):
-            suit = c // 13
-            rank = c % 13
-            n_suit = _count(low & SUIT_MASK[suit]) + _count((h >> 52) & SUIT_MASK[suit])
-            if suit == 3:
-                v = rank * 3 + (8 if rules.spot_hearts else 0) - 6
-            elif c == QS:
-                v = 60 if spades <= 3 and not across else -50
-            elif suit == 2:
-                if c > QS:
-                    v = 40 if spades <= 4 or not has_qs else 10
-                else:
-                    v = rank - 10
-            else:
-                v = rank * 2 + (4 - n_suit) * 6 if n_suit <= 3 else rank * 2 - 4
-                if rules.omnibus and suit == 1 and c == JD:
-                    v = -40
-            if v > best_v:
-                best_v = v
-                best_c = c
-        chosen.append((best_c, best_v))
-        h = _remove(h, best_c)
+        v, c = max(card_scores(h, rules, direction), key=lambda vc: (vc[0], -vc[1]))
+        chosen.append((c, v))
+        h = _remove(h, c)
     return chosen
+
+
+def pass_candidates(hand: int, rules: Rules, direction: PassDirection, top: int = 5) -> list[int]:
+    """Pass masks worth simulating: the greedy choice first, then every three of the
+    ``top`` cards we most want to be rid of."""
+    from itertools import combinations
+
+    first = choose_pass_mask(hand, rules, direction)
+    ranked = sorted(card_scores(hand, rules, direction), key=lambda vc: (-vc[0], vc[1]))
+    pool = [c for _, c in ranked[:top]]
+    if hand >> 52:  # two decks: a second copy of a top card may be passed too
+        pool += [c for c in pool if hand >> (c + 52) & 1]
+    out = [first]
+    for combo in combinations(pool, 3):
+        m = 0
+        for c in combo:
+            m = add_card(m, c)
+        if m.bit_count() == 3 and m not in out and multiset_contains(hand, m):
+            out.append(m)
+    return out
+
+
+def multiset_contains(hand: int, part: int) -> bool:
+    low = hand & LOW
+    high = hand >> 52
+    pl = part & LOW
+    ph = part >> 52
+    return not (pl & ~low) and not (ph & ~high)
 
 
 def _remove(mask: int, card: int) -> int:

@@ -4,9 +4,10 @@ A sample gives every other seat exactly as many cards as it holds, never a card 
 suit it has shown void in, gives the pass target the cards we passed it that it has not
 played yet, and puts the right number of cards aside (Cancellation with 3, 5 or 6
 players).  The unseen cards are dealt one at a time to a seat chosen in proportion to
-its remaining room, which is a uniform deal when nobody is void; with voids a Hall
-check (every group of suits must fit in the seats that may hold them) keeps the deal
-from running into a dead end.
+its remaining room, which is a uniform deal when nobody is void.  With voids the suits
+with the fewest possible holders go first; should that still run into a dead end three
+times, a Hall check (every group of suits must fit in the seats that may hold them)
+guides each card instead.
 """
 
 from __future__ import annotations
@@ -99,6 +100,43 @@ class DealSampler:
                     hands[s] = add_card(hands[s], c) if double else hands[s] | 1 << c
                 i += k
             return hands
+        for _ in range(3):  # quick tries without the Hall check; dead ends are rare
+            dealt = self._greedy(rng)
+            if dealt is not None:
+                return dealt
+        return self._checked(rng)
+
+    def _greedy(self, rng: random.Random) -> list[int] | None:
+        n = self.n
+        hands = self.fixed[:]
+        double = self.double
+        room = self.room[:]
+        for su in self.order:
+            cards = self.by_suit[su][:]
+            rng.shuffle(cards)
+            allowed = self.allowed[su]
+            options = [s for s in range(n + 1) if allowed >> s & 1]
+            for c in cards:
+                total = 0
+                for s in options:
+                    total += room[s]
+                if not total:
+                    return None
+                r = rng.randrange(total)
+                for s in options:
+                    r -= room[s]
+                    if r < 0:
+                        break
+                room[s] -= 1
+                if s < n:
+                    hands[s] = add_card(hands[s], c) if double else hands[s] | 1 << c
+        return hands
+
+    def _checked(self, rng: random.Random) -> list[int]:
+        n = self.n
+        hands = self.fixed[:]
+        double = self.double
+        room = self.room[:]
         left = [len(x) for x in self.by_suit]
         for su in self.order:
             cards = self.by_suit[su][:]
@@ -122,4 +160,3 @@ class DealSampler:
                 if s < n:
                     hands[s] = add_card(hands[s], c) if double else hands[s] | 1 << c
         return hands
-

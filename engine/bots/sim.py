@@ -64,7 +64,7 @@ class SimRound:
     """
 
     __slots__ = ("t", "hands", "trick", "leader", "turn", "led", "best", "best_seat", "broken",
-                 "ntricks", "first_lead", "taken", "pen_taken", "pen_points", "pot", "played",
+                 "ntricks", "first_lead", "tmask", "taken", "pen_taken", "pen_points", "pot", "played",
                  "inplay", "pen_in_play", "moon_value", "done", "shooter")
 
     t: Table
@@ -78,6 +78,8 @@ class SimRound:
     broken: bool
     ntricks: int
     first_lead: int
+    tmask: int
+    """Distinct cards of the current trick."""
     taken: list[int]
     pen_taken: list[int]
     pen_points: list[int]
@@ -112,6 +114,7 @@ class SimRound:
             leader = start % n
         st.leader = st.turn = leader
         st.trick = []
+        st.tmask = 0
         st.led = -1
         st.best = -1
         st.best_seat = leader
@@ -157,9 +160,11 @@ class SimRound:
                     if pen >> c & 1:
                         pen_taken[w] += 1
                         pen_points[w] += pts[c]
+        st.tmask = 0
         for x in st.trick:
             every.append(1 << x)
             played |= 1 << x
+            st.tmask |= 1 << x
         st.pen_taken = pen_taken
         st.pen_points = pen_points
         st.pot = [int(c) for c in view.pot]
@@ -210,6 +215,7 @@ class SimRound:
         st.t = self.t
         st.hands = self.hands[:]
         st.trick = self.trick[:]
+        st.tmask = self.tmask
         st.leader = self.leader
         st.turn = self.turn
         st.led = self.led
@@ -272,6 +278,7 @@ class SimRound:
         if not self.broken and t.breaks >> card & 1:
             self.broken = True
         self.played |= 1 << card
+        self.tmask |= 1 << card
         trick.append(card)
         if len(trick) == t.n:
             self._end_trick()
@@ -300,6 +307,7 @@ class SimRound:
             else:
                 self.pot.extend(cards)
                 self.trick = []
+                self.tmask = 0
                 self.ntricks += 1
                 self.led = -1
                 self.best = -1
@@ -327,6 +335,7 @@ class SimRound:
             self.pen_taken[winner] += k
             self.pen_points[winner] += pp
         self.trick = []
+        self.tmask = 0
         self.ntricks += 1
         self.led = -1
         self.best = -1
