@@ -273,7 +273,8 @@ SHORT_NAMES = {"North-west": "NW", "North-east": "NE"}
 
 def score_sheet(view: PlayerView) -> dict[str, Any]:
     names = seat_names(view.players)
-    return {"names": names, "short": [SHORT_NAMES.get(n, n) for n in names], "rows": [list(p) for p in view.round_points], "totals": list(view.totals),
+    return {"names": names, "short": [SHORT_NAMES.get(n, n) for n in names],
+            "rows": [list(p) for p in view.round_points], "totals": list(view.totals),
             "shooters": list(view.shooters)}
 
 

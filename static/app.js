@@ -119,19 +119,61 @@
     form.closest(".table")?.setAttribute("aria-busy", "true");
   });
 
-  // Arrow keys move along the hand; Home/End jump to its ends.
+  // ---- keyboard: arrows jump between suits in the hand; letters read the table aloud ----
+  const SUITS = { C: "clubs", D: "diamonds", S: "spades", H: "hearts" };
+  const suitOf = (el) => (el.dataset.card || "").slice(-1);
+
+  function tableCards() {
+    return Array.from(document.querySelectorAll("#table > .stage .center .on-table"));
+  }
+
+  function readAloud(key) {
+    const table = document.getElementById("table");
+    if (!table) return false;
+    const cards = tableCards();
+    if (key === "c") {
+      announce(cards.length ? cards.map((c) => c.querySelector(".visually-hidden").textContent).join(", ") : "No cards on the table.");
+    } else if (/^[1-6]$/.test(key)) {
+      const card = cards[Number(key) - 1];
+      announce(card ? card.querySelector(".visually-hidden").textContent : `There is no card ${key} on the table.`);
+    } else if (key === "f") {
+      announce(cards.length ? `The suit led is ${SUITS[suitOf(cards[0])]}.` : "No suit has been led in this trick.");
+    } else if (key === "s") {
+      const heads = Array.from(document.querySelectorAll("#sheet thead th")).slice(1).map((th) => th.textContent.trim());
+      const totals = Array.from(document.querySelectorAll("#sheet tfoot td")).map((td) => td.textContent.trim());
+      announce("Scores: " + heads.map((h, i) => `${h} ${totals[i]}`).join(", ") + ".");
+    } else if (key === "t") {
+      const status = document.getElementById("status");
+      announce(status && status.textContent.trim() ? status.textContent.trim() : "Please wait.");
+    } else {
+      return false;
+    }
+    return true;
+  }
+
   document.addEventListener("keydown", (event) => {
-    const card = event.target.closest && event.target.closest(".in-hand");
-    if (!card || !["ArrowLeft", "ArrowRight", "Home", "End"].includes(event.key)) return;
-    const cards = Array.from(card.closest(".hand").querySelectorAll(".in-hand:not(:disabled)"));
-    if (!cards.length) return;
-    let i = cards.indexOf(card);
-    if (event.key === "ArrowRight") i = Math.min(cards.length - 1, i + 1);
-    if (event.key === "ArrowLeft") i = Math.max(0, i - 1);
-    if (event.key === "Home") i = 0;
-    if (event.key === "End") i = cards.length - 1;
-    cards[i].focus();
-    event.preventDefault();
+    if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const t = event.target;
+    if (t.closest && t.closest("input, select, textarea, [contenteditable]")) return;
+    const card = t.closest && t.closest(".in-hand");
+    if (card && (event.key === "ArrowLeft" || event.key === "ArrowRight")) {
+      const cards = Array.from(card.closest(".hand").querySelectorAll(".in-hand:not(:disabled)"));
+      if (!cards.length) return;
+      const here = cards.indexOf(card);
+      const suit = suitOf(card);
+      let target;
+      if (event.key === "ArrowRight") {
+        target = cards.slice(here + 1).find((c) => suitOf(c) !== suit) || cards[cards.length - 1];
+      } else {
+        const before = cards.slice(0, here).reverse();
+        const prevSuitCard = before.find((c) => suitOf(c) !== suit);
+        target = prevSuitCard ? cards.find((c) => suitOf(c) === suitOf(prevSuitCard)) : cards[0];
+      }
+      target.focus();
+      event.preventDefault();
+      return;
+    }
+    if (readAloud(event.key.toLowerCase())) event.preventDefault();
   });
 
   document.addEventListener("change", (event) => {

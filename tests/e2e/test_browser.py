@@ -138,3 +138,24 @@ def test_a_phone_shows_the_whole_hand(browser: Browser, base_url: str) -> None:
             assert page.locator(".stage .in-hand").nth(0).get_attribute("aria-pressed") == "true"
         finally:
             context.close()
+
+
+def test_keyboard_reads_the_table_and_jumps_between_suits(page: Page, base_url: str) -> None:
+    start(page, base_url)
+    announcer = page.locator("#announcer")
+    page.locator("body").press("t")
+    assert announcer.locator("p").last.inner_text() == "Pass three cards to the left"
+    page.locator("body").press("c")
+    assert announcer.locator("p").last.inner_text() == "No cards on the table."
+    page.locator("body").press("s")
+    assert announcer.locator("p").last.inner_text() == "Scores: You 0, West 0, North 0, East 0."
+    cards = page.locator(".stage .hand .in-hand")
+    suits = cards.evaluate_all("bs => bs.map(b => b.dataset.card.slice(-1))")
+    cards.first.focus()
+    page.keyboard.press("ArrowRight")
+    focused = page.evaluate("document.activeElement.dataset.card")
+    next_suit = next((s for s in suits if s != suits[0]), suits[-1])
+    assert focused.endswith(next_suit)
+    assert focused == next(c for c in cards.evaluate_all("bs => bs.map(b => b.dataset.card)") if c.endswith(next_suit))
+    page.keyboard.press("ArrowLeft")
+    assert page.evaluate("document.activeElement.dataset.card") == cards.first.get_attribute("data-card")
