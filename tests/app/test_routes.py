@@ -117,7 +117,7 @@ def test_deal_pass_and_play_through_htmx_fragments(app: FastAPI, client: TestCli
         assert ("illegal" in button.group(0)) == (card not in view.legal)
     # the received cards are marked until the first trick ends
     for card in view.received or ():
-        assert re.search(rf'value="{card.code()}" class="[^"]*received', r.text)
+        assert re.search(rf'value="{card.code()}" data-card="{card.code()}" class="[^"]*received', r.text)
     # side panels arrive as deferred updates, applied after the playback
     assert '<template class="deferred" data-target="sheet">' in r.text
     card = next(iter(view.legal)).code()
