@@ -61,6 +61,11 @@ def app_server(data_dir: Path) -> Iterator[str]:
         log.close()
 
 
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
 @contextmanager
 def host_page(directory: Path, app_url: str) -> Iterator[str]:
     """Another site (127.0.0.1, another port) whose page frames the game."""
@@ -70,8 +75,7 @@ def host_page(directory: Path, app_url: str) -> Iterator[str]:
 <div style="position:relative;width:100%;max-width:960px;aspect-ratio:4/5;min-height:560px;margin:0 auto">
 <iframe src="{app_url}/embed" title="Hearts" style="position:absolute;inset:0;width:100%;height:100%;border:0"></iframe>
 </div><p><a href="{app_url}/">Play Hearts online</a></p></body></html>""")
-    handler = partial(SimpleHTTPRequestHandler, directory=str(directory))
-    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
+    handler = partial(_QuietHandler, directory=str(directory))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
