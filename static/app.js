@@ -183,6 +183,17 @@
     }
   });
 
+  // A lost connection must not leave the hand locked: fetch the table as the server has it.
+  function reloadTable(message) {
+    const table = document.getElementById("table");
+    if (!table || !window.htmx) return;
+    announce(message);
+    window.htmx.ajax("GET", "/table" + (table.dataset.embed === "1" ? "?embed=true" : ""),
+      { target: "#table", swap: "outerHTML" });
+  }
+  document.addEventListener("htmx:sendError", () => reloadTable("The connection was lost; showing the game as it was saved."));
+  document.addEventListener("htmx:responseError", () => reloadTable("Something went wrong; showing the game as it was saved."));
+
   document.addEventListener("htmx:afterSwap", () => {
     const table = document.getElementById("table");
     if (table) play(table);

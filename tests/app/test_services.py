@@ -181,3 +181,23 @@ def test_preferences(session: Session) -> None:
     assert again is not None and again.fast_play and again.difficulty == "hard"
     with pytest.raises(ValueError, match="difficulty"):
         services.set_preferences(session, p, difficulty="impossible")
+
+
+def test_two_simultaneous_actions_on_the_same_version_cannot_both_be_stored(session: Session) -> None:
+    p = player(session)
+    out = services.start_game(session, p, Rules(passing=False), "easy", seed=11)
+    rec = stored(session, out.record.id)
+    card = first_legal(out.view)
+    old_text, old_version = rec.record, rec.version
+    # two requests loaded the game at the same version; the first one commits…
+    first = loads(rec.record)
+    first.play(PERSON, first.legal_cards()[0])
+    services._store(session, rec, first, [])
+    # …and the second, built on the old version, matches no row and is refused
+    late = stored(session, out.record.id)
+    late.version = old_version
+    second = loads(old_text)
+    second.play(PERSON, card)
+    with pytest.raises(StaleStateError):
+        services._store(session, late, second, [])
+    assert stored(session, out.record.id).version == first.move_count
