@@ -186,18 +186,15 @@ def test_preferences(session: Session) -> None:
 def test_two_simultaneous_actions_on_the_same_version_cannot_both_be_stored(session: Session) -> None:
     p = player(session)
     out = services.start_game(session, p, Rules(passing=False), "easy", seed=11)
-    rec = stored(session, out.record.id)
-    card = first_legal(out.view)
-    old_text, old_version = rec.record, rec.version
-    # two requests loaded the game at the same version; the first one commits…
-    first = loads(rec.record)
-    first.play(PERSON, first.legal_cards()[0])
-    services._store(session, rec, first, [])
-    # …and the second, built on the old version, matches no row and is refused
-    late = stored(session, out.record.id)
-    late.version = old_version
-    second = loads(old_text)
-    second.play(PERSON, card)
-    with pytest.raises(StaleStateError):
-        services._store(session, late, second, [])
-    assert stored(session, out.record.id).version == first.move_count
+    engine = session.get_bind()
+    # two requests, each with its own session, load the game at the same version
+    with Session(engine, expire_on_commit=False) as a, Session(engine, expire_on_commit=False) as b:
+        rec_a, rec_b = a.get(GameRecord, out.record.id), b.get(GameRecord, out.record.id)
+        assert rec_a is not None and rec_b is not None and rec_a.version == rec_b.version
+        game_a, game_b = loads(rec_a.record), loads(rec_b.record)
+        game_a.play(PERSON, game_a.legal_cards()[0])
+        game_b.play(PERSON, game_b.legal_cards()[-1])
+        services._store(a, rec_a, game_a, [])  # the first commits…
+        with pytest.raises(StaleStateError):  # …the second matches no row and is refused
+            services._store(b, rec_b, game_b, [])
+    assert loads(stored(session, out.record.id).record).moves == game_a.moves
