@@ -192,12 +192,19 @@ class Frame:
     shown: tuple[int, tuple[Card, ...], int | None] | None
     say: str
     pause: str
+    shuffling: bool = False
+    """A new deal: the table is shown for a moment with "Shuffling the deck" and no hand."""
 
 
-def frames(steps: list[Step], names: tuple[str, ...]) -> list[Frame]:
-    """The plays to show one at a time; a finished trick is held with its winner."""
+def frames(steps: list[Step], names: tuple[str, ...], final: PlayerView, dealt: bool = False) -> list[Frame]:
+    """The plays to show one at a time; a finished trick is held with its winner.
+    ``dealt``: the action dealt a new game, shown first as a shuffle."""
     out: list[Frame] = []
+    if dealt:
+        out.append(Frame(final, None, "Shuffling the deck.", PAUSE_TRICK, shuffling=True))
     for step in steps:
+        if any(isinstance(e, ev.RoundStarted) for e in step.events):
+            out.append(Frame(step.view, None, "Shuffling the deck.", PAUSE_TRICK, shuffling=True))
         if not isinstance(step.move, PlayMove):
             continue
         say = " ".join(t for t in (describe_event(e, names) for e in step.events
@@ -222,7 +229,7 @@ def final_announcement(steps: list[Step], view: PlayerView, names: tuple[str, ..
 
 
 def table_context(view: PlayerView, *, shown: tuple[int, tuple[Card, ...], int | None] | None = None,
-                  frame: bool = False) -> dict[str, Any]:
+                  frame: bool = False, shuffling: bool = False) -> dict[str, Any]:
     """Everything the table block needs to draw one moment of the game."""
     n = view.players
     names = seat_names(n)
@@ -232,7 +239,7 @@ def table_context(view: PlayerView, *, shown: tuple[int, tuple[Card, ...], int |
         x, y = _seat_xy(s, n, 39, 39)
         plates.append(SeatPlate(s, names[s], view.hand_sizes[s], view.totals[s], view.taken_points[s],
                                 x, y, turn_seat == s and shown is None, view.dealer == s))
-    hand = hand_cards(view)
+    hand = [] if shuffling else hand_cards(view)
     last_round = None
     if view.phase in (Phase.ROUND_OVER, Phase.GAME_OVER) and view.round_points:
         pts = view.round_points[-1]
@@ -250,9 +257,10 @@ def table_context(view: PlayerView, *, shown: tuple[int, tuple[Card, ...], int |
         "plates": plates,
         "hand": hand,
         "hand_columns": max(len(hand) - 1, 0),
-        "trick": trick_cards(view, shown),
+        "trick": [] if shuffling else trick_cards(view, shown),
         "trick_done": shown is not None,
-        "status": status_text(view, names) if shown is None else "",
+        "status": "Shuffling the deck…" if shuffling else status_text(view, names) if shown is None else "",
+        "shuffling": shuffling,
         "frame": frame,
         "phase": view.phase.value,
         "my_turn": view.my_turn and not frame,

@@ -39,7 +39,8 @@ def _is_htmx(request: Request) -> bool:
 
 
 def page_context(session: Session, player: Player, *, rec: GameRecord | None = None, game: Game | None = None,
-                 outcome: Outcome | None = None, embed: bool = False, error: str | None = None) -> dict[str, Any]:
+                 outcome: Outcome | None = None, embed: bool = False, error: str | None = None,
+                 dealt: bool = False) -> dict[str, Any]:
     if outcome is not None:
         rec, game = outcome.record, outcome.game
     elif rec is None:
@@ -60,8 +61,9 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
     ctx.update(
         t=presenter.table_context(view), version=rec.version, sheet=presenter.score_sheet(view),
         tricks=presenter.trick_history(view), rules_now=presenter.rules_lines(game.rules), rules=game.rules,
-        frames=[{"t": presenter.table_context(f.view, shown=f.shown, frame=True), "say": f.say, "pause": f.pause}
-                for f in presenter.frames(steps, names)],
+        frames=[{"t": presenter.table_context(f.view, shown=f.shown, frame=True, shuffling=f.shuffling),
+                 "say": f.say, "pause": f.pause}
+                for f in presenter.frames(steps, names, view, dealt=dealt)],
         say=presenter.final_announcement(steps, view, names),
     )
     return ctx
@@ -87,9 +89,10 @@ def _back(embed: bool) -> RedirectResponse:
     return RedirectResponse("/embed" if embed else "/", status_code=303)
 
 
-def _respond(request: Request, session: Session, player: Player, outcome: Outcome, embed: bool) -> Response:
+def _respond(request: Request, session: Session, player: Player, outcome: Outcome, embed: bool,
+             dealt: bool = False) -> Response:
     if _is_htmx(request):
-        return _render_fragment(request, page_context(session, player, outcome=outcome, embed=embed))
+        return _render_fragment(request, page_context(session, player, outcome=outcome, embed=embed, dealt=dealt))
     return _back(embed)
 
 
@@ -156,7 +159,7 @@ def new_game(request: Request, session: SessionDep, player: CurrentPlayer,
         outcome = services.start_game(session, player, rules, level)
     except ActionError as exc:
         return _failed(request, session, player, exc, embed)
-    return _respond(request, session, player, outcome, embed)
+    return _respond(request, session, player, outcome, embed, dealt=True)
 
 
 @router.post("/game/pass")

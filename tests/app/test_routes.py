@@ -98,6 +98,10 @@ def test_deal_pass_and_play_through_htmx_fragments(app: FastAPI, client: TestCli
     assert r.status_code == 200
     assert r.text.lstrip().startswith('<section id="table"')
     assert 'data-mode="pass"' in r.text and "Pass three cards to the left" in r.text
+    # the new deal is shown first as a shuffle, without the hand
+    first = re.search(r'<template class="frame" data-pause="trick" data-say="Shuffling the deck.">(.*?)</template>',
+                      r.text, re.S)
+    assert first and "Shuffling the deck…" in first.group(1) and "in-hand" not in first.group(1)
     rec, view = current(app, client)
     assert version_of(r.text) == rec.version
     # the hand: one button per card, named in full
@@ -212,6 +216,7 @@ def test_round_end_next_hand_and_moon_choice_on_the_page(app: FastAPI, client: T
     assert view.totals == (0, 26, 26, 26)
     r = client.post("/game/next", data={"version": rec.version}, headers=HX)
     assert r.status_code == 200 and "Hand 2" in r.text
+    assert 'data-say="Shuffling the deck."' in r.text
     sheet = re.search(r'<template class="deferred" data-target="sheet">(.*?)</template>', r.text, re.S)
     assert sheet and "☾" in sheet.group(1)
 
