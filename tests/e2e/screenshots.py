@@ -19,7 +19,7 @@ SIZES = {"desktop": (1280, 800), "phone": (390, 844)}
 
 def reach_an_interesting_turn(page: Page, base_url: str) -> None:
     page.goto(base_url + "/")
-    page.get_by_label("Fast play").check()
+    page.get_by_label("Fast play", exact=True).check()
     page.get_by_role("button", name="Deal the cards").click()
     page.wait_for_selector("#table[data-phase=pass]")
     wait_idle(page)

@@ -21,7 +21,7 @@ from .table import (
 def start(page: Page, base_url: str, target: int = 100, fast: bool = True, passing: bool = True) -> None:
     page.goto(base_url + "/")
     if fast:
-        page.get_by_label("Fast play").check()
+        page.get_by_label("Fast play", exact=True).check()
         page.wait_for_function("document.body.dataset.fast === '1'")
     options = page.locator("#options")
     options.get_by_label("Target score").fill(str(target))
