@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint bench clean run
+.PHONY: setup test lint bench clean run browser
 
 setup: $(STAMP)
 
@@ -18,7 +18,13 @@ lint: $(STAMP)
 	$(BIN)/ruff check engine app alembic tests
 	$(BIN)/mypy engine app
 
-test: lint
+# the browser tests drive Debian's Chromium (Playwright's own browser download is not used)
+browser:
+	@test -x /usr/bin/chromium || { \
+	    SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
+	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
+
+test: lint browser
 	$(BIN)/python -m pytest -q
 
 # serve the game: apply migrations, then uvicorn on HOST:PORT (default 127.0.0.1:8000)
