@@ -313,7 +313,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     results.sort(key=lambda r: r["deal"])
     elapsed = time.perf_counter() - t0
     summary = {"deals": args.deals, "rounds": sum(len(r["rotations"]) for r in results), "seed": args.seed,
-               "seats": seats, "rules": rules.to_dict(), "hard_budget": args.hard_budget or HardBot().budget,
+               "seats": seats, "rules": rules.to_dict(),
+               "hard_budget": (args.hard_budget or HardBot().budget) if "hard" in seats else None,
                "ismcts_sims": args.ismcts_sims if ISMCTS in seats else None,
                "elapsed_s": round(elapsed, 1), "players": summarise(results, seats)}
     print(f"{args.deals} duplicate deals x {rules.players} rotations = {summary['rounds']} rounds, "

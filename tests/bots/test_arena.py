@@ -1,0 +1,68 @@
+"""The arena: duplicate deals, the summary it prints, and the OpenSpiel IS-MCTS seat."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.arena import _init_worker, main, play_deal, summarise
+from engine.rules import Rules
+
+
+def _run(capsys: pytest.CaptureFixture[str], *args: str) -> dict:  # type: ignore[type-arg]
+    assert main(list(args)) == 0
+    out = capsys.readouterr().out.strip().splitlines()
+    return json.loads(out[-1])
+
+
+def test_json_summary_has_every_field(capsys: pytest.CaptureFixture[str]) -> None:
+    res = _run(capsys, "--seats", "medium,easy,easy,easy", "--deals", "6", "--seed", "3", "--json")
+    assert res["deals"] == 6 and res["rounds"] == 24 and res["seed"] == 3
+    assert res["rules"] == Rules(max_rounds=None).to_dict()
+    for kind in ("medium", "easy"):
+        p = res["players"][kind]
+        for key in ("mean", "ci95", "margin", "margin_ci95", "moons_shot", "moons_suffered",
+                    "decision_s_mean", "decision_s_p95"):
+            assert key in p
+        assert p["ci95"][0] <= p["mean"] <= p["ci95"][1]
+    # margins are two views of the same rounds with one seat against three
+    assert res["players"]["medium"]["margin"] == pytest.approx(-res["players"]["easy"]["margin"], abs=1e-3)
+
+
+def test_duplicate_deals_give_each_rotation_the_same_cards() -> None:
+    _init_worker({"rules": Rules(), "seats": ["medium", "easy", "easy", "easy"], "seed": 5,
+                  "hard_budget": None, "ismcts_sims": 10})
+    r = play_deal(1)
+    kinds = [rot["kinds"] for rot in r["rotations"]]
+    assert [k.index("medium") for k in kinds] == [0, 1, 2, 3]  # medium sits every seat once
+    # each rotation's points add up to the deal's 26 (or a moon's 78)
+    for rot in r["rotations"]:
+        assert sum(rot["points"]) in (26, 78)
+
+
+def test_variant_flags_and_three_players(capsys: pytest.CaptureFixture[str]) -> None:
+    res = _run(capsys, "--seats", "hard,easy,medium", "--players", "3", "--omnibus", "--deals", "1",
+               "--hard-budget", "500", "--json")
+    assert res["rules"]["players"] == 3 and res["rules"]["omnibus"]
+    assert res["rounds"] == 3
+    assert set(res["players"]) == {"hard", "easy", "medium"}
+
+
+def test_ismcts_seat_mirrors_our_game_in_openspiel(capsys: pytest.CaptureFixture[str]) -> None:
+    """Four deals cover every pass direction; the mirror raises if OpenSpiel disagrees
+    with our engine on whose turn it is or which cards are legal."""
+    res = _run(capsys, "--seats", "ismcts,medium,medium,medium", "--deals", "4", "--ismcts-sims", "20", "--json")
+    assert res["rounds"] == 16
+    assert "Medium's passing" in res["players"]["ismcts"]["note"]
+
+
+def test_ismcts_refuses_rules_openspiel_lacks(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit):
+        main(["--seats", "ismcts,medium,medium,medium", "--spot-hearts", "--deals", "1"])
+
+
+def test_summary_without_other_types_has_no_margin() -> None:
+    rot = {"kinds": ["medium"] * 4, "points": [6, 7, 13, 0], "shooter": None}
+    s = summarise([{"deal": 0, "rotations": [rot], "times": {"medium": [0.1]}}], ["medium"] * 4)
+    assert s["medium"]["margin"] is None and s["medium"]["mean"] == 6.5
