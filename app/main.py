@@ -9,6 +9,7 @@ from fastapi import FastAPI, Request, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
+from . import i18n
 from .config import Settings
 from .db import make_engine
 from .routers import api, health, pages
@@ -36,6 +37,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.settings = settings
     app.state.db_engine = make_engine(settings.database_url)
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
+    i18n.install(app.state.templates.env)
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.include_router(pages.router)
     app.include_router(api.router)
@@ -64,6 +66,8 @@ def create_app(settings: Settings) -> FastAPI:
         response.headers["Referrer-Policy"] = "same-origin"
         return response
 
+    # added last, so outermost: the language prefix is gone before anything else sees the path
+    app.add_middleware(i18n.LanguageMiddleware)
     return app
 
 

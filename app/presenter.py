@@ -12,28 +12,78 @@ from typing import Any
 
 from engine import Card, Phase, PlayerView, Suit
 from engine import events as ev
+from engine.errors import IllegalMoveError
 from engine.moves import PlayMove
 from engine.rules import PassDirection, Rules
 
-from .services import PERSON, Step
+from .i18n import _, join_list, ngettext
+from .i18n import current as current_language
+from .services import PERSON, GameNotFoundError, StaleStateError, Step
+
+
+def N_(message: str) -> str:
+    """Marks a message for extraction; it is translated where it is shown."""
+    return message
+
 
 SEAT_NAMES: dict[int, tuple[str, ...]] = {
-    3: ("You", "West", "East"),
-    4: ("You", "West", "North", "East"),
-    5: ("You", "West", "North-west", "North-east", "East"),
-    6: ("You", "West", "North-west", "North", "North-east", "East"),
+    3: (N_("You"), N_("West"), N_("East")),
+    # Translators: the seats round the table; "You" is the person playing, at the bottom
+    4: (N_("You"), N_("West"), N_("North"), N_("East")),
+    5: (N_("You"), N_("West"), N_("North-west"), N_("North-east"), N_("East")),
+    6: (N_("You"), N_("West"), N_("North-west"), N_("North"), N_("North-east"), N_("East")),
 }
-SUIT_WORDS = {"C": "clubs", "D": "diamonds", "S": "spades", "H": "hearts"}
+# Translators: short forms of North-west and North-east for a narrow score sheet column
+SHORT_NAMES = {"North-west": N_("NW"), "North-east": N_("NE")}
+SUIT_WORDS = {"C": N_("clubs"), "D": N_("diamonds"), "S": N_("spades"), "H": N_("hearts")}
+SUIT_TITLES = {"C": N_("Clubs"), "D": N_("Diamonds"), "S": N_("Spades"), "H": N_("Hearts")}
+# Translators: card ranks alone, as in "Clubs: two, nine, king." (the R key reads the hand)
+RANK_WORDS = (N_("two"), N_("three"), N_("four"), N_("five"), N_("six"), N_("seven"), N_("eight"), N_("nine"),
+              N_("ten"), N_("jack"), N_("queen"), N_("king"), N_("ace"))
+# every card's whole name, so each language can say it its own way (word order, case, gender)
+CARD_NAMES = (
+    # Translators: card names in lower case as in the middle of a sentence, as players say them
+    # (the page capitalises the first letter where a name stands alone)
+    N_("two of clubs"), N_("three of clubs"), N_("four of clubs"), N_("five of clubs"), N_("six of clubs"),
+    N_("seven of clubs"), N_("eight of clubs"), N_("nine of clubs"), N_("ten of clubs"), N_("jack of clubs"),
+    N_("queen of clubs"), N_("king of clubs"), N_("ace of clubs"),
+    N_("two of diamonds"), N_("three of diamonds"), N_("four of diamonds"), N_("five of diamonds"),
+    N_("six of diamonds"), N_("seven of diamonds"), N_("eight of diamonds"), N_("nine of diamonds"),
+    N_("ten of diamonds"), N_("jack of diamonds"), N_("queen of diamonds"), N_("king of diamonds"),
+    N_("ace of diamonds"),
+    N_("two of spades"), N_("three of spades"), N_("four of spades"), N_("five of spades"), N_("six of spades"),
+    N_("seven of spades"), N_("eight of spades"), N_("nine of spades"), N_("ten of spades"), N_("jack of spades"),
+    N_("queen of spades"), N_("king of spades"), N_("ace of spades"),
+    N_("two of hearts"), N_("three of hearts"), N_("four of hearts"), N_("five of hearts"), N_("six of hearts"),
+    N_("seven of hearts"), N_("eight of hearts"), N_("nine of hearts"), N_("ten of hearts"), N_("jack of hearts"),
+    N_("queen of hearts"), N_("king of hearts"), N_("ace of hearts"),
+)
 PASS_TEXT = {
-    PassDirection.LEFT: "to the left", PassDirection.RIGHT: "to the right", PassDirection.ACROSS: "across",
-    PassDirection.SECOND_LEFT: "two seats to the left", PassDirection.SECOND_RIGHT: "two seats to the right",
+    PassDirection.LEFT: N_("Pass three cards to the left"), PassDirection.RIGHT: N_("Pass three cards to the right"),
+    PassDirection.ACROSS: N_("Pass three cards across"),
+    PassDirection.SECOND_LEFT: N_("Pass three cards two seats to the left"),
+    PassDirection.SECOND_RIGHT: N_("Pass three cards two seats to the right"),
 }
+DIFFICULTY_NAMES = {"easy": N_("Easy"), "medium": N_("Medium"), "hard": N_("Hard")}
 PAUSE_PLAY = "play"
 PAUSE_TRICK = "trick"
 
 
 def seat_names(players: int) -> tuple[str, ...]:
-    return SEAT_NAMES[players]
+    return tuple(_(n) for n in SEAT_NAMES[players])
+
+
+def capital(text: str) -> str:
+    return text[:1].upper() + text[1:]
+
+
+def card_name(card: Card) -> str:
+    """The card's name in the current language, lower case as in a sentence."""
+    return _(CARD_NAMES[card % 52])
+
+
+def difficulty_name(level: str) -> str:
+    return _(DIFFICULTY_NAMES[level]) if level in DIFFICULTY_NAMES else level
 
 
 def _angle(seat: int, players: int) -> float:
@@ -50,13 +100,13 @@ class CardFace:
     rank: str
     suit: str
     name: str
-    """Full English name with a capital, e.g. "Queen of spades" (the button's accessible name)."""
+    """Full name with a capital, e.g. "Queen of spades" (the button's accessible name)."""
     red: bool
     symbol: str
 
     @classmethod
     def of(cls, card: Card) -> CardFace:
-        name = card.name()
+        name = card_name(card)
         return cls(card.code(), card.code()[:-1], card.code()[-1], name[0].upper() + name[1:],
                    card.suit in (Suit.HEARTS, Suit.DIAMONDS), card.symbol())
 
@@ -93,6 +143,8 @@ class TrickCard:
     y: float
     winner: bool
     order: int
+    say: str
+    """"West: queen of spades", read by the 1–6 keys."""
 
 
 def _seat_xy(seat: int, players: int, radius_x: float, radius_y: float) -> tuple[float, float]:
@@ -116,26 +168,37 @@ def hand_cards(view: PlayerView) -> list[HandCard]:
 def status_text(view: PlayerView, names: tuple[str, ...]) -> str:
     if view.phase is Phase.PASS:
         if view.passes_chosen[PERSON]:
-            return "Waiting for the others to pass"
-        return f"Pass three cards {PASS_TEXT[view.pass_direction]}"
+            return _("Waiting for the others to pass")
+        return _(PASS_TEXT[view.pass_direction])
     if view.phase is Phase.PLAY:
         if view.turn == PERSON:
             if not view.trick and view.first_trick and view.first_lead is not None:
-                return f"Your turn: lead the {view.first_lead.name()}"
-            return "Your turn"
-        return f"{names[view.turn or 0]} is thinking…"
+                return _("Your turn: lead the %(card)s", card=card_name(view.first_lead))
+            return _("Your turn")
+        return _("%(player)s is thinking…", player=names[view.turn or 0])
     if view.phase is Phase.MOON_CHOICE:
         if view.pending_shooter == PERSON:
-            return "You shot the moon! Choose how to score it"
-        return f"{names[view.pending_shooter or 0]} shot the moon"
+            return _("You shot the moon! Choose how to score it")
+        return _("%(player)s shot the moon", player=names[view.pending_shooter or 0])
     if view.phase is Phase.ROUND_OVER:
-        return "Hand over"
+        return _("Hand over")
     winner = view.winner
-    return "You won the game!" if winner == PERSON else f"Game over: {names[winner or 0]} wins"
+    return _("You won the game!") if winner == PERSON else _("Game over: %(player)s wins", player=names[winner or 0])
 
 
 def points_text(p: int) -> str:
-    return f"{p} point" if abs(p) == 1 else f"{p} points"
+    return ngettext("%(num)s point", "%(num)s points", abs(p)) if p >= 0 else \
+        ngettext("minus %(num)s point", "minus %(num)s points", abs(p))
+
+
+def hand_summary(view: PlayerView) -> str:
+    """The whole hand read suit by suit (the R key): "Clubs: two, nine. Diamonds: none. …"."""
+    parts = []
+    for suit in "CDSH":
+        ranks = [_(RANK_WORDS[c % 13]) for c in view.hand if c.code()[-1] == suit]
+        cards = join_list(ranks) if ranks else _("none")
+        parts.append(_("%(suit)s: %(cards)s.", suit=_(SUIT_TITLES[suit]), cards=cards))
+    return " ".join(parts)
 
 
 def trick_cards(view: PlayerView, shown: tuple[int, tuple[Card, ...], int | None] | None) -> list[TrickCard]:
@@ -152,36 +215,62 @@ def trick_cards(view: PlayerView, shown: tuple[int, tuple[Card, ...], int | None
     for i, c in enumerate(cards):
         seat = (leader + i) % n
         x, y = _seat_xy(seat, n, 15, 19)
-        out.append(TrickCard(seat, CardFace.of(c), x, y, seat == winner, i))
+        out.append(TrickCard(seat, CardFace.of(c), x, y, seat == winner, i, play_text(seat, c, seat_names(n))))
     return out
 
 
+def last_trick_text(view: PlayerView, names: tuple[str, ...]) -> str:
+    """The last finished trick of this hand, for the L key."""
+    if not view.tricks:
+        return _("No trick has been played in this hand yet.")
+    t = view.tricks[-1]
+    plays = [play_text(t.seat_of(i, view.players), c, names) for i, c in enumerate(t.cards)]
+    if t.winner is None:
+        return _("Last trick: %(plays)s; it cancelled out.", plays=join_list(plays))
+    if t.winner == PERSON:
+        return _("Last trick: %(plays)s; you took it, %(points)s.", plays=join_list(plays),
+                 points=points_text(t.points))
+    return _("Last trick: %(plays)s; %(player)s took it, %(points)s.", plays=join_list(plays),
+             player=names[t.winner], points=points_text(t.points))
+
+
+def play_text(seat: int, card: Card, names: tuple[str, ...]) -> str:
+    # Translators: who played which card, e.g. "West: queen of spades"; also a card's label on the table
+    return _("%(player)s: %(card)s", player=names[seat], card=card_name(card))
+
+
 def describe_event(e: ev.Event, names: tuple[str, ...]) -> str:
-    if isinstance(e, ev.CardPlayed):
-        who = "You play" if e.seat == PERSON else f"{names[e.seat]} plays"
-        return f"{who} the {e.card.name()}."
+    """A short sentence for one event; plays and tricks are told by :func:`frames`."""
     if isinstance(e, ev.HeartsBroken):
-        return "Hearts are broken."
-    if isinstance(e, ev.TrickWon):
-        who = "You take" if e.winner == PERSON else f"{names[e.winner]} takes"
-        return f"{who} the trick ({points_text(e.points)})."
-    if isinstance(e, ev.TrickCancelled):
-        return "The trick cancels out; its cards stay on the table."
+        return _("Hearts are broken.")
     if isinstance(e, ev.PassesExchanged):
-        return "The cards have been passed."
+        return _("The cards have been passed.")
     if isinstance(e, ev.MoonShot):
-        who = "You shoot" if e.seat == PERSON else f"{names[e.seat]} shoots"
-        return f"{who} the moon!"
+        return _("You shoot the moon!") if e.seat == PERSON else _("%(player)s shoots the moon!", player=names[e.seat])
     if isinstance(e, ev.RoundScored):
-        parts = ", ".join(f"{names[s]} {p}" for s, p in enumerate(e.points))
-        return f"Hand {e.round_index + 1} scores: {parts}."
+        parts = join_list([_("%(player)s %(points)s", player=names[s], points=p) for s, p in enumerate(e.points)])
+        return _("Hand %(number)s scores: %(scores)s.", number=e.round_index + 1, scores=parts)
     if isinstance(e, ev.ExtraRound):
-        return "The lowest totals are tied: one more hand."
+        return _("The lowest totals are tied: one more hand.")
     if isinstance(e, ev.GameOver):
-        return "You win the game!" if e.winner == PERSON else f"{names[e.winner]} wins the game."
+        return _("You win the game!") if e.winner == PERSON else _("%(player)s wins the game.", player=names[e.winner])
     if isinstance(e, ev.RoundStarted):
-        return f"Hand {e.round_index + 1} is dealt."
+        return _("Hand %(number)s is dealt.", number=e.round_index + 1)
     return ""
+
+
+def trick_sentence(plays: list[str], done: ev.TrickWon | ev.TrickCancelled | None, names: tuple[str, ...]) -> str:
+    """The plays of a trick so far, and who took it, as one sentence."""
+    cards = join_list(plays)
+    if isinstance(done, ev.TrickWon):
+        points = points_text(done.points)
+        if done.winner == PERSON:
+            return _("%(plays)s; you take the trick, %(points)s.", plays=cards, points=points)
+        return _("%(plays)s; %(player)s takes the trick, %(points)s.", plays=cards,
+                 player=names[done.winner], points=points)
+    if isinstance(done, ev.TrickCancelled):
+        return _("%(plays)s; the trick cancels out and its cards stay on the table.", plays=cards)
+    return _("%(plays)s.", plays=cards)
 
 
 @dataclass(frozen=True)
@@ -198,27 +287,44 @@ class Frame:
 
 def frames(steps: list[Step], names: tuple[str, ...], final: PlayerView, dealt: bool = False) -> list[Frame]:
     """The plays to show one at a time; a finished trick is held with its winner.
-    ``dealt``: the action dealt a new game, shown first as a shuffle."""
+    ``dealt``: the action dealt a new game, shown first as a shuffle.
+
+    What a screen reader hears is grouped: the plays of a trick are told together when
+    the trick ends (or when the playback stops mid-trick), so a trick played by the
+    computer players is one sentence, not three quick messages that cut each other off."""
     out: list[Frame] = []
+    shuffle = _("Shuffling the deck.")
     if dealt:
-        out.append(Frame(final, None, "Shuffling the deck.", PAUSE_TRICK, shuffling=True))
+        out.append(Frame(final, None, shuffle, PAUSE_TRICK, shuffling=True))
+    plays: list[str] = []
+    extra: list[str] = []
     for step in steps:
         if any(isinstance(e, ev.RoundStarted) for e in step.events):
-            out.append(Frame(step.view, None, "Shuffling the deck.", PAUSE_TRICK, shuffling=True))
+            out.append(Frame(step.view, None, shuffle, PAUSE_TRICK, shuffling=True))
         if not isinstance(step.move, PlayMove):
             continue
-        say = " ".join(t for t in (describe_event(e, names) for e in step.events
-                                   if not isinstance(e, ev.RoundScored | ev.GameOver | ev.ExtraRound)) if t)
+        for e in step.events:
+            if isinstance(e, ev.CardPlayed):
+                plays.append(play_text(e.seat, e.card, names))
+            elif isinstance(e, ev.HeartsBroken | ev.MoonShot):
+                extra.append(describe_event(e, names))
         done = next((e for e in step.events if isinstance(e, ev.TrickWon | ev.TrickCancelled)), None)
         if done is not None:
             winner = done.winner if isinstance(done, ev.TrickWon) else None
+            say = " ".join([trick_sentence(plays, done, names)] + extra)
+            plays, extra = [], []
             out.append(Frame(step.view, (done.leader, done.cards, winner), say, PAUSE_TRICK))
         else:
-            out.append(Frame(step.view, None, say, PAUSE_PLAY))
+            out.append(Frame(step.view, None, "", PAUSE_PLAY))
     if out and out[-1].pause == PAUSE_PLAY:
         # the final table shows this moment anyway
         last = out.pop()
         out.append(Frame(last.view, last.shown, last.say, ""))
+    if plays or extra:
+        # the playback stopped mid-trick (the person's turn): tell what is on the table
+        last = out.pop()
+        say = " ".join(t for t in [last.say, trick_sentence(plays, None, names) if plays else ""] + extra if t)
+        out.append(Frame(last.view, last.shown, say, last.pause, last.shuffling))
     return out
 
 
@@ -259,7 +365,7 @@ def table_context(view: PlayerView, *, shown: tuple[int, tuple[Card, ...], int |
         "hand_columns": max(len(hand) - 1, 0),
         "trick": [] if shuffling else trick_cards(view, shown),
         "trick_done": shown is not None,
-        "status": "Shuffling the deck…" if shuffling else status_text(view, names) if shown is None else "",
+        "status": _("Shuffling the deck…") if shuffling else status_text(view, names) if shown is None else "",
         "shuffling": shuffling,
         "frame": frame,
         "phase": view.phase.value,
@@ -268,20 +374,22 @@ def table_context(view: PlayerView, *, shown: tuple[int, tuple[Card, ...], int |
         "person_taken": view.taken_points[PERSON],
         "person_turn": turn_seat == PERSON and shown is None,
         "last_round": last_round,
+        "last_say": last_trick_text(view, names),
+        "score_say": _("Scores: %(scores)s.", scores=join_list(
+            [_("%(player)s %(points)s", player=names[s], points=view.totals[s]) for s in range(n)])),
         "round_number": view.round_index + 1,
-        "pass_text": PASS_TEXT.get(view.pass_direction, ""),
+        "pass_text": _(PASS_TEXT[view.pass_direction]) if view.pass_direction in PASS_TEXT else "",
+        "hand_say": "" if shuffling or frame else hand_summary(view),
         "received_from": names[view.received_from] if view.received_from is not None else None,
         "winner_name": names[view.winner] if view.winner is not None else None,
         "moon": view.moon_options() if view.phase is Phase.MOON_CHOICE and view.pending_shooter == PERSON else None,
     }
 
 
-SHORT_NAMES = {"North-west": "NW", "North-east": "NE"}
-
-
 def score_sheet(view: PlayerView) -> dict[str, Any]:
     names = seat_names(view.players)
-    return {"names": names, "short": [SHORT_NAMES.get(n, n) for n in names],
+    short = [_(SHORT_NAMES[n]) if n in SHORT_NAMES else _(n) for n in SEAT_NAMES[view.players]]
+    return {"names": names, "short": short,
             "rows": [list(p) for p in view.round_points], "totals": list(view.totals),
             "shooters": list(view.shooters)}
 
@@ -304,4 +412,47 @@ def trick_history(view: PlayerView) -> list[dict[str, Any]]:
 
 
 def rules_lines(rules: Rules) -> list[str]:
-    return rules.describe()
+    """What this game's rules are, in the current language (as ``Rules.describe`` in English)."""
+    out = [ngettext("%(num)s player", "%(num)s players", rules.players),
+           ngettext("to %(num)s point", "to %(num)s points", rules.target_score)]
+    if rules.max_rounds:
+        out.append(ngettext("at most %(num)s hand", "at most %(num)s hands", rules.max_rounds))
+    if not rules.passing:
+        out.append(_("no passing"))
+    labels = {
+        "omnibus": N_("J♦ −10"), "spot_hearts": N_("spot hearts"), "queen_breaks_hearts": N_("Q♠ breaks hearts"),
+        "no_breaking": N_("no breaking"), "points_on_first_trick": N_("points on the first trick"),
+        "shooters_choice": N_("shooter’s choice"), "cancellation": N_("Cancellation (two decks)"),
+    }
+    out.extend(_(text) for name, text in labels.items() if getattr(rules, name))
+    return out
+
+
+ERROR_TEXTS = {
+    "must_follow": N_("You must follow suit."),
+    "hearts_not_broken": N_("Hearts are not broken yet: lead another suit."),
+    "first_trick_points": N_("No hearts or queen of spades on the first trick."),
+    "first_lead": N_("The first trick is led with the two of clubs."),
+    "not_in_hand": N_("That card is not in your hand."),
+    "pass_cards": N_("Choose exactly three cards to pass."),
+    "not_your_turn": N_("It is not your turn."),
+    "wrong_phase": N_("That is not possible at this moment of the game."),
+}
+
+
+def error_text(exc: Exception) -> str:
+    """The message shown (and said) for a refused action.  In English the engine's own
+    sentence, which is the most precise; in other languages its translation by rule."""
+    text = str(exc.args[0]) if isinstance(exc, LookupError) and exc.args else str(exc)
+    english = capital(text)
+    if current_language().lang.code == "en":
+        return english
+    if isinstance(exc, IllegalMoveError) and exc.rule in ERROR_TEXTS:
+        if exc.rule == "first_lead" and "♣" not in text:  # the 3♣ leads when the 2♣ is out
+            return _("The first trick is led with the lowest club.")
+        return _(ERROR_TEXTS[exc.rule])
+    if isinstance(exc, StaleStateError):
+        return _("The game has moved on; here it is as it is now.")
+    if isinstance(exc, GameNotFoundError):
+        return _("You have no game yet: deal the cards to start one.")
+    return _("That was refused: %(reason)s", reason=english)

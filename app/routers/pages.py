@@ -18,7 +18,7 @@ from sqlmodel import Session
 from engine import Game, PlayerView, Rules, RulesError
 from engine.errors import HeartsError
 
-from .. import presenter, services
+from .. import i18n, presenter, services
 from ..deps import CurrentPlayer, SessionDep
 from ..models import DIFFICULTIES, GameRecord, Player
 from ..services import PERSON, GameNotFoundError, Outcome, StaleStateError
@@ -50,10 +50,10 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
         "player": player, "embed": embed, "error": error, "difficulties": DIFFICULTIES,
         "records": services.records(session, player), "game": rec, "frames": [], "say": "",
         "pauses": PAUSES_MS, "deferred": None, "rules_now": None, "t": None, "version": 0,
-        "sheet": None, "tricks": [], "standard": Rules(),
+        "sheet": None, "tricks": [], "standard": Rules(), "level_name": presenter.difficulty_name,
     }
     if rec is None or game is None:
-        ctx["say"] = "Choose your options and deal the cards."
+        ctx["say"] = i18n.gettext("Choose your options and deal the cards.")
         return ctx
     view = PlayerView.of(game, PERSON)
     names = presenter.seat_names(view.players)
@@ -86,7 +86,7 @@ def _render_page(request: Request, ctx: dict[str, Any], status_code: int = 200) 
 
 
 def _back(embed: bool) -> RedirectResponse:
-    return RedirectResponse("/embed" if embed else "/", status_code=303)
+    return RedirectResponse(i18n.url("/embed" if embed else "/"), status_code=303)
 
 
 def _respond(request: Request, session: Session, player: Player, outcome: Outcome, embed: bool,
@@ -99,8 +99,7 @@ def _respond(request: Request, session: Session, player: Player, outcome: Outcom
 def _failed(request: Request, session: Session, player: Player, exc: Exception, embed: bool) -> Response:
     session.rollback()
     code, _ = error_status(exc)
-    text = str(exc.args[0]) if isinstance(exc, LookupError) and exc.args else str(exc)
-    message = text[:1].upper() + text[1:]
+    message = presenter.error_text(exc)
     ctx = page_context(session, player, embed=embed, error=message)
     if _is_htmx(request):
         return _render_fragment(request, ctx, status_code=code)

@@ -170,7 +170,7 @@ def test_an_illegal_card_gets_422_and_the_table_as_it_is(app: FastAPI, client: T
     illegal = next(c for c in view.hand if c not in view.legal)
     r = client.post("/game/play", data={"version": rec.version, "card": illegal.code()}, headers=HX)
     assert r.status_code == 422
-    assert 'role="alert"' in r.text
+    assert 'class="error" data-alert' in r.text  # the page says it in its one assertive region
     assert version_of(r.text) == rec.version
     r = client.post("/game/play", data={"version": rec.version, "card": "QX"}, headers=HX)
     assert r.status_code == 422 and "Not a card: &#39;QX&#39;" in r.text

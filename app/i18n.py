@@ -1,0 +1,333 @@
+"""The page's languages: which one a request gets, and its message catalogue.
+
+The language comes from a URL prefix (``/it/``, ``/pl/embed``), else from
+``Accept-Language``, else English.  :class:`LanguageMiddleware` strips the prefix, so every
+route exists once, and puts the request's language in a context variable that the
+templates (through ``jinja2.ext.i18n``) and the presenter read with :func:`gettext`.
+The Jinja environment is shared by concurrent requests, so it gets callables that look up
+the current language rather than one language's translations installed on it.
+
+Catalogues are ``locales/<code>/LC_MESSAGES/messages.po``, compiled in memory the first
+time a language is used: there is no build step and no ``.mo`` file to go stale.
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Awaitable, Callable, MutableMapping
+from contextvars import ContextVar
+from dataclasses import dataclass
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+from babel.lists import format_list
+from babel.messages.mofile import write_mo
+from babel.messages.pofile import read_po
+from babel.support import NullTranslations, Translations
+
+LOCALES = Path(__file__).resolve().parent.parent / "locales"
+if not LOCALES.is_dir():  # installed package (the Docker image): the working directory
+    LOCALES = Path.cwd() / "locales"
+DOMAIN = "messages"
+
+
+@dataclass(frozen=True)
+class Language:
+    code: str
+    """Catalogue directory and Babel locale: ``pt_BR``, ``zh_Hans``."""
+    tag: str
+    """BCP 47 tag for ``<html lang>``: ``pt-BR``, ``zh-Hans``."""
+    name: str
+    """The language's name in itself, for the picker."""
+    rtl: bool = False
+
+    @property
+    def slug(self) -> str:
+        """The URL prefix without slashes: ``pt-br``."""
+        return self.tag.lower()
+
+    @property
+    def dir(self) -> str:
+        return "rtl" if self.rtl else "ltr"
+
+
+LANGUAGES: tuple[Language, ...] = (
+    Language("en", "en", "English"),
+    Language("it", "it", "Italiano"),
+    Language("pl", "pl", "Polski"),
+    Language("id", "id", "Bahasa Indonesia"),
+    Language("ms", "ms", "Bahasa Melayu"),
+    Language("de", "de", "Deutsch"),
+    Language("es", "es", "Español"),
+    Language("fil", "fil", "Filipino"),
+    Language("fr", "fr", "Français"),
+    Language("nl", "nl", "Nederlands"),
+    Language("pt_BR", "pt-BR", "Português (Brasil)"),
+    Language("vi", "vi", "Tiếng Việt"),
+    Language("tr", "tr", "Türkçe"),
+    Language("ru", "ru", "Русский"),
+    Language("uk", "uk", "Українська"),
+    Language("ar", "ar", "العربية", rtl=True),
+    Language("fa", "fa", "فارسی", rtl=True),
+    Language("he", "he", "עברית", rtl=True),
+    Language("hi", "hi", "हिन्दी"),
+    Language("th", "th", "ไทย"),
+    Language("zh_Hans", "zh-Hans", "简体中文"),
+    Language("zh_Hant", "zh-Hant", "繁體中文"),
+    Language("ja", "ja", "日本語"),
+    Language("ko", "ko", "한국어"),
+)
+ENGLISH = LANGUAGES[0]
+BY_SLUG = {lang.slug: lang for lang in LANGUAGES}
+# Accept-Language tags that name one of ours differently (old or regional codes)
+ALIASES = {
+    "zh": "zh-hans", "zh-cn": "zh-hans", "zh-sg": "zh-hans", "zh-my": "zh-hans",
+    "zh-tw": "zh-hant", "zh-hk": "zh-hant", "zh-mo": "zh-hant",
+    "pt": "pt-br", "tl": "fil", "iw": "he", "in": "id", "nb": None, "no": None,
+}
+
+
+@dataclass(frozen=True)
+class RequestLanguage:
+    lang: Language
+    prefix: str
+    """``/it`` when the language came from the URL (links and forms keep it), else ``""``."""
+
+
+# the default is a frozen dataclass, so sharing it is safe
+_current: ContextVar[RequestLanguage] = ContextVar("language", default=RequestLanguage(ENGLISH, ""))  # noqa: B039
+
+
+def current() -> RequestLanguage:
+    return _current.get()
+
+
+def use(lang: Language, prefix: str = "") -> object:
+    """Make ``lang`` the current language (tests and scripts); returns a token for reset."""
+    return _current.set(RequestLanguage(lang, prefix))
+
+
+@cache
+def translations(code: str) -> NullTranslations:
+    po = LOCALES / code / "LC_MESSAGES" / f"{DOMAIN}.po"
+    if code == ENGLISH.code or not po.is_file():
+        return NullTranslations()
+    with po.open("rb") as f:
+        catalog = read_po(f, locale=code)
+    buf = io.BytesIO()
+    write_mo(buf, catalog, use_fuzzy=False)  # a fuzzy guess is never shown
+    buf.seek(0)
+    return Translations(fp=buf, domain=DOMAIN)
+
+
+def _raw_gettext(message: str) -> str:
+    return translations(current().lang.code).gettext(message)
+
+
+def _raw_ngettext(singular: str, plural: str, n: int) -> str:
+    return translations(current().lang.code).ngettext(singular, plural, n)
+
+
+def gettext(message: str, **variables: Any) -> str:
+    """The message in the current language, with ``%(name)s`` placeholders filled in."""
+    text = _raw_gettext(message)
+    return text % variables if variables else text
+
+
+def ngettext(singular: str, plural: str, n: int, **variables: Any) -> str:
+    """The plural form for ``n`` (``%(num)s`` is ``n``)."""
+    return _raw_ngettext(singular, plural, n) % {"num": n, **variables}
+
+
+_ = gettext
+
+
+def join_list(items: list[str]) -> str:
+    """"a, b and c" in the current language."""
+    return format_list(items, locale=current().lang.code) if items else ""
+
+
+# ---- choosing the language --------------------------------------------------------------
+
+def split_prefix(path: str) -> tuple[Language | None, str]:
+    """``/pl/embed`` → (Polish, ``/embed``); a path without a language prefix is unchanged."""
+    head, _sep, rest = path.lstrip("/").partition("/")
+    lang = BY_SLUG.get(head.lower())
+    if lang is None:
+        return None, path
+    return lang, "/" + rest
+
+
+def negotiate(accept_language: str) -> Language:
+    """The best of ours for an ``Accept-Language`` header, by its q-values; else English."""
+    choices: list[tuple[float, int, str]] = []
+    for i, part in enumerate(accept_language.split(",")):
+        tag, _sep, params = part.strip().partition(";")
+        q = 1.0
+        for p in params.split(";"):
+            name, _eq, value = p.strip().partition("=")
+            if name == "q":
+                try:
+                    q = float(value)
+                except ValueError:
+                    q = 0.0
+        if tag and q > 0:
+            choices.append((-q, i, tag.strip().lower().replace("_", "-")))
+    for _q, _i, tag in sorted(choices):
+        for candidate in (tag, tag.split("-")[0]):
+            slug = ALIASES.get(candidate, candidate)
+            if candidate == "zh" and any(s in tag for s in ("-hant", "-tw", "-hk", "-mo")):
+                slug = "zh-hant"
+            if slug and slug in BY_SLUG:
+                return BY_SLUG[slug]
+    return ENGLISH
+
+
+Scope = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
+Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
+
+
+class LanguageMiddleware:
+    """Outermost: strips the language prefix before routing and sets the request's language."""
+
+    def __init__(self, app: Callable[[Scope, Receive, Send], Awaitable[None]]) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        lang, path = split_prefix(scope["path"])
+        if lang is not None:
+            scope = {**scope, "path": path, "raw_path": path.encode()}
+            chosen = RequestLanguage(lang, "/" + lang.slug)
+        else:
+            header = next((v.decode("latin-1") for k, v in scope.get("headers", []) if k == b"accept-language"), "")
+            chosen = RequestLanguage(negotiate(header), "")
+        scope.setdefault("state", {})["language"] = chosen
+
+        async def send_with_language(message: MutableMapping[str, Any]) -> None:
+            if message["type"] == "http.response.start":
+                headers = list(message.get("headers", []))
+                headers.append((b"content-language", chosen.lang.tag.encode()))
+                if not chosen.prefix:  # caches must keep one copy per language asked for
+                    headers.append((b"vary", b"Accept-Language"))
+                message = {**message, "headers": headers}
+            await send(message)
+
+        token = _current.set(chosen)
+        try:
+            await self.app(scope, receive, send_with_language)
+        finally:
+            _current.reset(token)
+
+
+def url(path: str) -> str:
+    """A path of this site in the current language (``/game/play`` → ``/it/game/play``)."""
+    return current().prefix + path
+
+
+def install(env: Any) -> None:
+    """Give a Jinja environment ``{% trans %}``, ``_()`` and the language helpers."""
+    env.add_extension("jinja2.ext.i18n")
+    env.policies["ext.i18n.trimmed"] = True
+    # newstyle: Jinja fills in the placeholders itself and escapes the values
+    env.install_gettext_callables(_raw_gettext, _raw_ngettext, newstyle=True)  # type: ignore[attr-defined]
+    env.globals.update(language=current, languages=LANGUAGES, url=url, js_strings=js_strings)
+
+
+def js_strings() -> dict[str, str]:
+    """What the page's script says, in the current language (placeholders ``%(name)s``)."""
+    return {
+        "no_cards": _("No cards on the table."),
+        "no_card_n": _("There is no card %(n)s on the table."),
+        "suit_led": _("The suit led is %(suit)s."),
+        "no_suit_led": _("No suit has been led in this trick."),
+        "wait": _("Please wait."),
+        "choose_n": _("Choose %(n)s more cards"),
+        "choose_1": _("Choose 1 more card"),
+        "ready": _("Ready to pass"),
+        "copied": _("Copied"),
+        "copied_say": _("The embed code is copied."),
+        "lost": _("The connection was lost; showing the game as it was saved."),
+        "failed": _("Something went wrong; showing the game as it was saved."),
+        # Translators: said when a card is chosen for passing with Space or a tap
+        "selected": _("%(card)s chosen, %(n)s of 3."),
+        "unselected": _("%(card)s put back."),
+        "pass_full": _("You have already chosen three cards. Put one back first."),
+        "help": _("Keys: Enter plays the focused card or starts the game. Space chooses a card to pass. "
+                  "Left and right arrows jump between suits, up and down arrows move one card, "
+                  "Home and End go to the ends of your hand. R reads your hand, C the cards on the table, "
+                  "1 to 6 one card each, F the suit led, L the last trick, S the scores, "
+                  "T whose turn it is, H this help."),
+        "suit_C": _("clubs"), "suit_D": _("diamonds"), "suit_S": _("spades"), "suit_H": _("hearts"),
+    }
+
+
+# ---- keeping the catalogues in step with the source (python -m app.i18n) -----------------
+
+ROOT = LOCALES.parent
+POT = LOCALES / f"{DOMAIN}.pot"
+KEYWORDS: dict[str, Any] = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+
+
+def extract() -> Any:
+    """Every message of the templates and the app, as a Babel catalogue (the ``.pot``)."""
+    from babel.messages.catalog import Catalog
+    from babel.messages.extract import extract_from_dir
+    from babel.messages.frontend import parse_mapping_cfg
+
+    with (ROOT / "babel.cfg").open() as f:
+        method_map, options_map = parse_mapping_cfg(f)
+    catalog = Catalog(project="hearts", version="1.0", charset="utf-8", fuzzy=False)
+    # locations are left out: they churn with every edit and mean nothing to a translator
+    for _filename, _lineno, message, comments, context in extract_from_dir(
+            ROOT, method_map, options_map, keywords=KEYWORDS, comment_tags=("Translators:",),
+            strip_comment_tags=True):
+        catalog.add(message, None, [], auto_comments=comments, context=context,
+                    flags=("python-format",) if _has_placeholder(message) else ())
+    return catalog
+
+
+def _has_placeholder(message: str | tuple[str, ...]) -> bool:
+    texts = (message,) if isinstance(message, str) else message
+    return any("%(" in t for t in texts)
+
+
+def write_catalog(catalog: Any, path: Path) -> None:
+    from babel.messages.pofile import write_po
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with path.open("wb") as f:
+        write_po(f, catalog, omit_header=False, sort_output=True, width=100, include_lineno=False)
+
+
+def update() -> None:
+    """Re-extract the ``.pot`` and merge it into every language's ``.po``; English is the
+    source language, so its catalogue is the messages themselves."""
+    from babel.core import Locale
+    from babel.messages.catalog import Catalog
+
+    template = extract()
+    write_catalog(template, POT)
+    for lang in LANGUAGES:
+        po = LOCALES / lang.code / "LC_MESSAGES" / f"{DOMAIN}.po"
+        if po.is_file():
+            with po.open("rb") as f:
+                catalog = read_po(f, locale=lang.code)
+            catalog.update(template, no_fuzzy_matching=True)
+            catalog.obsolete.clear()
+        else:
+            catalog = Catalog(locale=Locale.parse(lang.code), project="hearts", version="1.0", fuzzy=False)
+            catalog.update(template, no_fuzzy_matching=True)
+        if lang is ENGLISH:
+            for m in catalog:
+                if m.id:
+                    m.string = m.id
+        write_catalog(catalog, po)
+
+
+if __name__ == "__main__":
+    update()
