@@ -135,6 +135,12 @@ def gettext(message: str, **variables: Any) -> str:
     return text % variables if variables else text
 
 
+def pgettext(context: str, message: str, **variables: Any) -> str:
+    """A message that needs a context to be told apart from the same English words."""
+    text = str(translations(current().lang.code).pgettext(context, message))
+    return text % variables if variables else text
+
+
 def ngettext(singular: str, plural: str, n: int, **variables: Any) -> str:
     """The plural form for ``n`` (``%(num)s`` is ``n``)."""
     return _raw_ngettext(singular, plural, n) % {"num": n, **variables}
@@ -270,7 +276,7 @@ def js_strings() -> dict[str, str]:
 
 ROOT = LOCALES.parent
 POT = LOCALES / f"{DOMAIN}.pot"
-KEYWORDS: dict[str, Any] = {"_": None, "gettext": None, "ngettext": (1, 2), "N_": None}
+KEYWORDS: dict[str, Any] = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "N_": None}
 
 
 def extract() -> Any:
@@ -310,9 +316,10 @@ def update() -> None:
     from babel.core import Locale
     from babel.messages.catalog import Catalog
 
-    template = extract()
-    write_catalog(template, POT)
+    write_catalog(extract(), POT)
     for lang in LANGUAGES:
+        # a fresh template each time: Catalog.update adopts the template's Message objects
+        template = extract()
         po = LOCALES / lang.code / "LC_MESSAGES" / f"{DOMAIN}.po"
         if po.is_file():
             with po.open("rb") as f:

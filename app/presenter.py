@@ -16,7 +16,7 @@ from engine.errors import IllegalMoveError
 from engine.moves import PlayMove
 from engine.rules import PassDirection, Rules
 
-from .i18n import _, join_list, ngettext
+from .i18n import _, join_list, ngettext, pgettext
 from .i18n import current as current_language
 from .services import PERSON, GameNotFoundError, StaleStateError, Step
 
@@ -36,7 +36,6 @@ SEAT_NAMES: dict[int, tuple[str, ...]] = {
 # Translators: short forms of North-west and North-east for a narrow score sheet column
 SHORT_NAMES = {"North-west": N_("NW"), "North-east": N_("NE")}
 SUIT_WORDS = {"C": N_("clubs"), "D": N_("diamonds"), "S": N_("spades"), "H": N_("hearts")}
-SUIT_TITLES = {"C": N_("Clubs"), "D": N_("Diamonds"), "S": N_("Spades"), "H": N_("Hearts")}
 # Translators: card ranks alone, as in "Clubs: two, nine, king." (the R key reads the hand)
 RANK_WORDS = (N_("two"), N_("three"), N_("four"), N_("five"), N_("six"), N_("seven"), N_("eight"), N_("nine"),
               N_("ten"), N_("jack"), N_("queen"), N_("king"), N_("ace"))
@@ -191,13 +190,19 @@ def points_text(p: int) -> str:
         ngettext("minus %(num)s point", "minus %(num)s points", abs(p))
 
 
+def suit_title(suit: str) -> str:
+    # a context, because the suit's name may differ from the game's ("Hearts")
+    return {"C": pgettext("suit", "Clubs"), "D": pgettext("suit", "Diamonds"), "S": pgettext("suit", "Spades"),
+            "H": pgettext("suit", "Hearts")}[suit]
+
+
 def hand_summary(view: PlayerView) -> str:
     """The whole hand read suit by suit (the R key): "Clubs: two, nine. Diamonds: none. …"."""
     parts = []
     for suit in "CDSH":
         ranks = [_(RANK_WORDS[c % 13]) for c in view.hand if c.code()[-1] == suit]
         cards = join_list(ranks) if ranks else _("none")
-        parts.append(_("%(suit)s: %(cards)s.", suit=_(SUIT_TITLES[suit]), cards=cards))
+        parts.append(_("%(suit)s: %(cards)s.", suit=suit_title(suit), cards=cards))
     return " ".join(parts)
 
 
