@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Annotated
 
 from fastapi import Depends, Request
-from itsdangerous import BadSignature, URLSafeSerializer
+from itsdangerous import BadData, URLSafeSerializer
 from sqlmodel import Session
 
 from . import services
@@ -22,6 +22,8 @@ def get_settings(request: Request) -> Settings:
 
 def get_session(request: Request) -> Iterator[Session]:
     with Session(request.app.state.db_engine, expire_on_commit=False) as session:
+        # the services hand Hard's searches to the app's worker pool (app.thinking)
+        session.info["thinker"] = getattr(request.app.state, "thinker", None)
         yield session
 
 
@@ -38,9 +40,10 @@ def player_id_from_cookie(settings: Settings, value: str | None) -> str | None:
         return None
     try:
         pid = signer(settings).loads(value)
-    except BadSignature:
+    except (BadData, ValueError, TypeError, UnicodeError):
+        # tampered, truncated or not even text: the request simply has no player yet
         return None
-    return pid if isinstance(pid, str) else None
+    return pid if isinstance(pid, str) and 0 < len(pid) <= 32 else None
 
 
 def get_player(request: Request, session: SessionDep, settings: SettingsDep) -> Player:
@@ -51,6 +54,7 @@ def get_player(request: Request, session: SessionDep, settings: SettingsDep) -> 
     if player is None:
         player = services.create_player(session)
         request.state.set_player_cookie = signer(settings).dumps(player.id)
+    request.state.player_id = player.id
     return player
 
 

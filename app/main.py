@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
+from contextlib import asynccontextmanager
 from pathlib import Path
 
-from fastapi import FastAPI, Request, Response
+from fastapi import Depends, FastAPI, Request, Response
+from fastapi.openapi.docs import get_swagger_ui_html
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 
@@ -13,6 +16,8 @@ from . import i18n
 from .config import Settings
 from .db import make_engine
 from .routers import api, health, pages
+from .security import CSRF_HEADER, CsrfError, SecurityMiddleware, csrf_failed, csrf_token, require_csrf
+from .thinking import Thinker
 
 
 def _root() -> Path:
@@ -23,26 +28,42 @@ def _root() -> Path:
 
 
 ROOT = _root()
-EMBED_PATHS = ("/embed",)
 
 
 def create_app(settings: Settings) -> FastAPI:
+    @asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        yield
+        app.state.thinker.close()
+
     app = FastAPI(
+        lifespan=lifespan,
         title="Hearts",
         version="1.0",
         description="Play Hearts against computer players. The JSON API under /api/v1 drives the same "
                     "games as the page; an anonymous player is identified by a signed cookie.",
-        docs_url="/api/docs", redoc_url=None, openapi_url="/api/v1/openapi.json",
+        docs_url=None, redoc_url=None, openapi_url="/api/v1/openapi.json",
     )
     app.state.settings = settings
     app.state.db_engine = make_engine(settings.database_url)
+    app.state.thinker = Thinker()
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
     i18n.install(app.state.templates.env)
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
-    app.include_router(pages.router)
-    app.include_router(api.router)
+    app.state.templates.env.globals["csrf_token"] = lambda player_id: csrf_token(settings.secret_key, player_id)
+    csrf = [Depends(require_csrf)]
+    app.include_router(pages.router, dependencies=csrf)
+    app.include_router(api.router, dependencies=csrf)
     app.include_router(health.router)
     api.install_error_handlers(app)
+    app.add_exception_handler(CsrfError, csrf_failed)
+
+    @app.get("/api/docs", include_in_schema=False)
+    def api_docs(request: Request) -> HTMLResponse:
+        # Swagger UI's loader is an inline script: it runs under this request's CSP nonce
+        page = get_swagger_ui_html(openapi_url="/api/v1/openapi.json", title="Hearts API")
+        nonce = request.scope["state"]["csp_nonce"]
+        return HTMLResponse(bytes(page.body).decode().replace("<script>", f'<script nonce="{nonce}">'))
 
     @app.middleware("http")
     async def cookies_and_framing(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
@@ -57,14 +78,14 @@ def create_app(settings: Settings) -> FastAPI:
             response.headers.append(
                 "set-cookie",
                 f"{settings.cookie_name}={value}; Max-Age={settings.cookie_max_age}; Path=/; HttpOnly; {attrs}")
-        if request.url.path in EMBED_PATHS:
-            response.headers["Content-Security-Policy"] = "frame-ancestors *"
-        else:
-            response.headers["Content-Security-Policy"] = "frame-ancestors 'none'"
-            response.headers["X-Frame-Options"] = "DENY"
-        response.headers["X-Content-Type-Options"] = "nosniff"
-        response.headers["Referrer-Policy"] = "same-origin"
+        pid = getattr(request.state, "player_id", None)
+        if pid and request.url.path.startswith("/api/"):
+            # JSON API clients read their CSRF token here (the page has it in hx-headers)
+            response.headers[CSRF_HEADER] = csrf_token(settings.secret_key, pid)
         return response
+
+    # security headers, origin check and body limit (app.security)
+    app.add_middleware(SecurityMiddleware)
 
     # added last, so outermost: the language prefix is gone before anything else sees the path
     app.add_middleware(i18n.LanguageMiddleware)

@@ -20,10 +20,11 @@ from sqlmodel import Session, col, select
 from engine import Card, CardSet, Game, Phase, PlayerView, Rules, dumps, loads
 from engine import events as ev
 from engine.errors import HeartsError, IllegalMoveError
-from engine.moves import MoonMove, Move, NextRound, PassMove, PlayMove
+from engine.moves import MoonMove, Move, NextRound, PassMove, PlayMove, parse_move
 
 from .bots import as_cards, as_subtract, get_bot
 from .models import DIFFICULTIES, GameRecord, Player, Record, utcnow
+from .thinking import POOLED
 
 log = logging.getLogger(__name__)
 
@@ -156,11 +157,14 @@ def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
     """Abandon the player's game in progress, deal a new one and let the computer players act."""
     if difficulty not in DIFFICULTIES:
         raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
+    game = Game(rules, seed=seed)
+    _end_transaction(session)
+    # the computer players' passes are computed before the transaction that stores them,
+    # so a slow search never holds the database's write lock
+    steps = _bots(session, game, difficulty)
     session.exec(update(GameRecord)  # type: ignore[call-overload]
                  .where(col(GameRecord.player_id) == player.id, col(GameRecord.status) == "active")
                  .values(status="abandoned", updated_at=utcnow()))
-    game = Game(rules, seed=seed)
-    steps = _run_bots(game, difficulty)
     rec = GameRecord(id=new_id(), player_id=player.id, difficulty=difficulty, record=dumps(game),
                      version=game.move_count)
     player.difficulty = difficulty
@@ -179,8 +183,17 @@ def _act(session: Session, player: Player, game_id: str | None, version: int,
     m = move(game)
     events = game.apply(m)
     steps = [Step(m, tuple(events), PlayerView.of(game, PERSON))]
-    steps += _run_bots(game, rec.difficulty)
+    # no transaction stays open while the computer players think; _store applies the
+    # result only if the game is still at the version read above
+    _end_transaction(session)
+    steps += _bots(session, game, rec.difficulty)
     return _store(session, rec, game, steps)
+
+
+def _end_transaction(session: Session) -> None:
+    # commit, not rollback: nothing is pending, and a commit keeps the loaded objects
+    # (expire_on_commit=False) where a rollback would expire them
+    session.commit()
 
 
 def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step]) -> Outcome:
@@ -231,7 +244,23 @@ def next_round(session: Session, player: Player, game_id: str | None, version: i
 
 # ---- computer players -------------------------------------------------------------------
 
-def _run_bots(game: Game, difficulty: str) -> list[Step]:
+def _bots(session: Session, game: Game, difficulty: str) -> list[Step]:
+    """The computer players' turns: Hard's in the app's worker pool when there is one
+    (:mod:`app.thinking`), else here."""
+    thinker = session.info.get("thinker")
+    if thinker is None or difficulty not in POOLED:
+        return run_bots(game, difficulty)
+    codes = thinker.moves(dumps(game), difficulty)
+    if codes is None:
+        return run_bots(game, "medium")
+    steps = []
+    for code in codes:
+        m = parse_move(code)
+        steps.append(Step(m, tuple(game.apply(m)), PlayerView.of(game, PERSON)))
+    return steps
+
+
+def run_bots(game: Game, difficulty: str) -> list[Step]:
     """Let the computer players act until the person must act or the round is over."""
     bot = get_bot(difficulty)
     steps: list[Step] = []

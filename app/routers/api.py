@@ -10,8 +10,10 @@ from enum import Enum
 from typing import Any, Literal
 
 from fastapi import APIRouter, FastAPI, Request, status
+from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
 from pydantic import BaseModel, Field
+from sqlmodel import Session
 
 from engine import Card, CardSet, PlayerView, Rules, RulesError
 from engine import events as ev
@@ -83,6 +85,7 @@ class RecordOut(BaseModel):
 class ErrorOut(BaseModel):
     error: str
     detail: str
+    game: GameOut | None = Field(None, description="with 409: the game as it is now, to show instead")
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
@@ -190,10 +193,28 @@ def _message(exc: Exception) -> str:
     return text[:1].upper() + text[1:]
 
 
+def _current_state(request: Request) -> dict[str, Any] | None:
+    """The game a refused action was aimed at, as it is now (a stale client shows this)."""
+    pid = getattr(request.state, "player_id", None)
+    game_id = request.path_params.get("game_id")
+    with Session(request.app.state.db_engine, expire_on_commit=False) as session:
+        player = services.get_player(session, pid)
+        if player is None:
+            return None
+        try:
+            rec = services.find_game(session, player, game_id)
+        except GameNotFoundError:
+            return None
+        return game_out(Outcome(rec, services.load_game(rec))).model_dump()
+
+
 def install_error_handlers(app: FastAPI) -> None:
     async def handle(request: Request, exc: Exception) -> JSONResponse:
         code, key = error_status(exc)
-        return JSONResponse({"error": key, "detail": _message(exc)}, status_code=code)
+        body: dict[str, Any] = {"error": key, "detail": _message(exc)}
+        if code == 409:
+            body["game"] = await run_in_threadpool(_current_state, request)
+        return JSONResponse(body, status_code=code)
 
     for kind in (GameNotFoundError, StaleStateError, HeartsError, RulesError):
         app.add_exception_handler(kind, handle)

@@ -11,6 +11,8 @@ from sqlmodel import Session, SQLModel
 from app.config import Settings
 from app.main import create_app
 
+from .csrf import with_token
+
 
 @pytest.fixture
 def settings(tmp_path: Path) -> Settings:
@@ -27,7 +29,7 @@ def app(settings: Settings) -> FastAPI:
 @pytest.fixture
 def client(app: FastAPI) -> Iterator[TestClient]:
     with TestClient(app) as c:
-        yield c
+        yield with_token(c, app)
 
 
 @pytest.fixture

@@ -1,0 +1,134 @@
+"""The real server for integrity tests: uvicorn in a subprocess on a free loopback port,
+over an SQLite file that outlives the process (so it can be killed and started again)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import IO, Any
+
+import httpx
+from sqlmodel import SQLModel, create_engine
+
+import app.models  # noqa: F401  (the tables)
+from app.security import CSRF_HEADER
+
+ROOT = Path(__file__).resolve().parents[2]
+SECRET = "live-test-secret"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+class LiveServer:
+    def __init__(self, data_dir: Path, database_url: str | None = None) -> None:
+        self.data_dir = data_dir
+        data_dir.mkdir(parents=True, exist_ok=True)
+        self.database_url = database_url or f"sqlite:///{data_dir / 'hearts.db'}"
+        engine = create_engine(self.database_url)
+        SQLModel.metadata.create_all(engine)
+        engine.dispose()
+        self.proc: subprocess.Popen[bytes] | None = None
+        self.port = 0
+        self.starts = 0
+        self._log: IO[str] | None = None
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.port = free_port()
+        env = {**os.environ, "DATA_DIR": str(self.data_dir), "DATABASE_URL": self.database_url,
+               "SECRET_KEY": SECRET, "BOT_WORKERS": "1"}
+        self._log = open(self.data_dir / "server.log", "a")  # noqa: SIM115  (closed in stop)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "uvicorn", "--factory", "app.main:app_from_env", "--host", "127.0.0.1",
+             "--port", str(self.port), "--no-access-log"],
+            cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
+        self.starts += 1
+        deadline = 600  # polls, not a timed assertion: a server that never answers fails below
+        for _ in range(deadline):
+            if self.proc.poll() is not None:
+                break
+            try:
+                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
+                    return
+            except httpx.TransportError:
+                time.sleep(0.05)
+        raise RuntimeError(f"the server did not start; see {self.data_dir / 'server.log'}")
+
+    def kill(self) -> None:
+        """SIGKILL: no shutdown handlers, no flushing, exactly like a crash."""
+        assert self.proc is not None
+        self.proc.send_signal(signal.SIGKILL)
+        self.proc.wait()
+        self.proc = None
+        if self._log:
+            self._log.close()
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+        if self._log:
+            self._log.close()
+
+
+class Player:
+    """A browser tab's worth of state: the cookie and the CSRF token the server handed out."""
+
+    def __init__(self, server: LiveServer, cookies: httpx.Cookies | None = None) -> None:
+        self.server = server
+        self.cookies = cookies if cookies is not None else httpx.Cookies()
+        self.token = ""
+
+    def request(self, method: str, path: str, timeout: float = 30, **kw: Any) -> httpx.Response:
+        headers = {CSRF_HEADER: self.token} if self.token else {}
+        with httpx.Client(base_url=self.server.url, cookies=self.cookies, timeout=timeout) as c:
+            r = c.request(method, path, headers=headers, **kw)
+            for name, value in c.cookies.items():
+                self.cookies.set(name, value)
+        if CSRF_HEADER in r.headers:
+            self.token = r.headers[CSRF_HEADER]
+        return r
+
+    def get(self, path: str, **kw: Any) -> httpx.Response:
+        return self.request("GET", path, **kw)
+
+    def post(self, path: str, **kw: Any) -> httpx.Response:
+        return self.request("POST", path, **kw)
+
+
+def next_action(game: dict[str, Any], rng: Any = None) -> tuple[str, dict[str, Any]] | None:
+    """The person's next action on this game (``/api/v1`` JSON): path suffix and body, or
+    None when the game is over.  ``rng`` picks among legal choices; without it, the first."""
+    view = game["view"]
+    version = game["version"]
+    phase = view["phase"]
+
+    def pick(options: list[Any], k: int = 1) -> list[Any]:
+        return rng.sample(options, k) if rng is not None else options[:k]
+
+    if phase == "pass":
+        return "pass", {"version": version, "cards": pick(view["hand"], 3)}
+    if phase == "play":
+        return "play", {"version": version, "card": pick(view["legal"])[0]}
+    if phase == "moon_choice":
+        return "moon", {"version": version, "subtract": bool(pick([False, True])[0])}
+    if phase == "round_over":
+        return "next", {"version": version}
+    return None
