@@ -15,8 +15,8 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 lint: $(STAMP)
-	$(BIN)/ruff check engine app alembic tests
-	$(BIN)/mypy engine app
+	$(BIN)/ruff check engine app alembic tests tools
+	$(BIN)/mypy engine app tools
 
 # the browser tests drive Debian's Chromium (Playwright's own browser download is not used)
 browser:
@@ -32,8 +32,10 @@ run: $(STAMP)
 	$(BIN)/alembic upgrade head
 	$(BIN)/uvicorn --factory app.main:app_from_env --host $${HOST:-127.0.0.1} --port $${PORT:-8000} --proxy-headers
 
+# engine speed, then a bounded load test of the web app on loopback (docs/benchmarks.md)
 bench: $(STAMP)
 	$(BIN)/python -m engine.bench
+	$(BIN)/python -m tools.loadtest
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

@@ -11,25 +11,33 @@ from sqlmodel import Session, SQLModel
 from app.config import Settings
 from app.main import create_app
 
-from .csrf import with_token
+from . import databases
+
+
+@pytest.fixture(params=databases.kinds())
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """An empty database: SQLite, and PostgreSQL too when TEST_DATABASE_URL is set."""
+    return databases.fresh_url(request.param, tmp_path)
 
 
 @pytest.fixture
-def settings(tmp_path: Path) -> Settings:
-    return Settings(database_url=f"sqlite:///{tmp_path / 'hearts.db'}", secret_key="test-secret")
+def settings(database_url: str) -> Settings:
+    return Settings(database_url=database_url, secret_key="test-secret")
 
 
 @pytest.fixture
-def app(settings: Settings) -> FastAPI:
+def app(settings: Settings) -> Iterator[FastAPI]:
     app = create_app(settings)
     SQLModel.metadata.create_all(app.state.db_engine)
-    return app
+    yield app
+    # close the pool so the next test can empty a shared PostgreSQL database
+    app.state.db_engine.dispose()
 
 
 @pytest.fixture
 def client(app: FastAPI) -> Iterator[TestClient]:
     with TestClient(app) as c:
-        yield with_token(c, app)
+        yield c
 
 
 @pytest.fixture
