@@ -14,7 +14,8 @@ time a language is used: there is no build step and no ``.mo`` file to go stale.
 from __future__ import annotations
 
 import io
-from collections.abc import Awaitable, Callable, MutableMapping
+from collections.abc import Awaitable, Callable, Iterator, MutableMapping
+from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import cache
@@ -103,9 +104,14 @@ def current() -> RequestLanguage:
     return _current.get()
 
 
-def use(lang: Language, prefix: str = "") -> object:
-    """Make ``lang`` the current language (tests and scripts); returns a token for reset."""
-    return _current.set(RequestLanguage(lang, prefix))
+@contextmanager
+def using(lang: Language, prefix: str = "") -> Iterator[None]:
+    """Speak ``lang`` inside the block (tests and scripts; requests go through the middleware)."""
+    token = _current.set(RequestLanguage(lang, prefix))
+    try:
+        yield
+    finally:
+        _current.reset(token)
 
 
 @cache
@@ -151,7 +157,12 @@ _ = gettext
 
 def join_list(items: list[str]) -> str:
     """"a, b and c" in the current language."""
-    return format_list(items, locale=current().lang.code) if items else ""
+    if not items:
+        return ""
+    try:
+        return format_list(items, locale=current().lang.code)
+    except (KeyError, ValueError):  # a locale without list patterns in Babel's data
+        return ", ".join(items)
 
 
 # ---- choosing the language --------------------------------------------------------------

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from playwright.sync_api import Browser, Page
+from playwright.sync_api import Browser, Page, expect
 
 from .server import host_page
 from .table import (
@@ -144,11 +144,11 @@ def test_keyboard_reads_the_table_and_jumps_between_suits(page: Page, base_url: 
     start(page, base_url)
     announcer = page.locator("#announcer")
     page.locator("body").press("t")
-    assert announcer.locator("p").last.inner_text() == "Pass three cards to the left"
+    expect(announcer.locator("p").last).to_have_text("Pass three cards to the left")  # messages are queued
     page.locator("body").press("c")
-    assert announcer.locator("p").last.inner_text() == "No cards on the table."
+    expect(announcer.locator("p").last).to_have_text("No cards on the table.")
     page.locator("body").press("s")
-    assert announcer.locator("p").last.inner_text() == "Scores: You 0, West 0, North 0, East 0."
+    expect(announcer.locator("p").last).to_have_text("Scores: You 0, West 0, North 0, and East 0.")
     cards = page.locator(".stage .hand .in-hand")
     suits = cards.evaluate_all("bs => bs.map(b => b.dataset.card.slice(-1))")
     cards.first.focus()
