@@ -20,6 +20,7 @@ COPY alembic.ini ./
 COPY alembic ./alembic
 COPY templates ./templates
 COPY static ./static
+COPY locales ./locales
 
 USER hearts
 VOLUME ["/data"]

@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: setup test lint bench clean run browser
+.PHONY: setup test lint bench clean run browser messages
 
 setup: $(STAMP)
 
@@ -31,6 +31,11 @@ test: lint browser
 run: $(STAMP)
 	$(BIN)/alembic upgrade head
 	$(BIN)/uvicorn --factory app.main:app_from_env --host $${HOST:-127.0.0.1} --port $${PORT:-8000} --proxy-headers
+
+# re-extract locales/messages.pot and merge it into every language's .po (no .mo to build:
+# catalogues are compiled in memory when the app first uses a language)
+messages: $(STAMP)
+	$(BIN)/python -m app.i18n
 
 # engine speed, then a bounded load test of the web app on loopback (docs/benchmarks.md)
 bench: $(STAMP)
