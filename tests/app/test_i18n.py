@@ -196,3 +196,19 @@ def test_the_script_gets_its_words_from_the_page(client: TestClient) -> None:
     words = json.loads(html.unescape(m.group(1)))
     assert words["no_cards"] == "Nessuna carta sul tavolo."
     assert set(words) == set(i18n.js_strings())
+
+
+def test_a_refused_move_is_explained_in_the_page_language(client: TestClient) -> None:
+    options = {"difficulty": "easy", "players": "4", "target_score": "100"}  # no passing: play at once
+    client.post("/it/game/new", data=options)
+    page = client.get("/it/").text
+    version = int(re.search(r'data-version="(\d+)"', page).group(1))  # type: ignore[union-attr]
+    cards = re.findall(r'name="card" value="(\w+)"[^>]*class="card in-hand[^"]*illegal', page)
+    assert cards, "every card is playable on this deal"
+    r = client.post("/it/game/play", data={"version": version, "card": cards[0]}, headers={"HX-Request": "true"})
+    assert r.status_code == 422
+    message = re.search(r'<p class="error" data-alert>([^<]*)</p>', r.text)
+    assert message and message.group(1) in {
+        "Devi rispondere al seme.", "La prima presa si apre con il due di fiori.",
+        "I cuori non sono ancora aperti: apri con un altro seme.",
+        "Niente cuori né regina di picche nella prima presa."}
