@@ -253,3 +253,14 @@ def test_the_table_in_arabic_mirrors_and_in_japanese_reads(page: Page, base_url:
     assert len(labels) == 13
     names = {capital(catalogue_text("ja", n)) for n in CARD_NAMES}
     assert all(label.split(", ")[0] in names for label in labels), labels
+
+
+def test_reduced_motion_stills_the_table(page: Page, base_url: str) -> None:
+    page.emulate_media(reduced_motion="reduce")
+    page.goto(base_url + "/")
+    page.locator("#options").get_by_role("button", name="Deal a new game").click()
+    page.wait_for_selector("#table .deck .back")  # the shuffle, shown while the deal plays back
+    assert page.evaluate("getComputedStyle(document.querySelector('#table .deck .back')).animationName") == "none"
+    wait_idle(page)
+    card = page.locator(".stage .hand .in-hand").first
+    assert card.evaluate("b => getComputedStyle(b).transitionDuration") == "0s"
