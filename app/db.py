@@ -31,6 +31,11 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     # writer wait instead of failing at once.
     if ":memory:" not in str(getattr(dbapi_connection, "database", "")):
         cur.execute("PRAGMA journal_mode=WAL")
+        # in WAL mode NORMAL syncs at checkpoints, not at every commit: a commit survives
+        # the server process being killed, and only an OS crash or power cut can take back
+        # the last moments; a full sync per commit (~5 ms) held the single write lock so
+        # long that writers queued behind it (docs/benchmarks.md)
+        cur.execute("PRAGMA synchronous=NORMAL")
     cur.execute(f"PRAGMA busy_timeout={SQLITE_BUSY_TIMEOUT_MS}")
     cur.execute("PRAGMA foreign_keys=ON")
     cur.close()

@@ -7,6 +7,7 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import Depends, FastAPI, Request, Response
+from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
@@ -83,6 +84,10 @@ def create_app(settings: Settings) -> FastAPI:
             # JSON API clients read their CSRF token here (the page has it in hx-headers)
             response.headers[CSRF_HEADER] = csrf_token(settings.secret_key, pid)
         return response
+
+    # pages, fragments, API answers and static files go out gzipped (when the client accepts
+    # it); below 1 KB the gzip framing would save next to nothing
+    app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
 
     # security headers, origin check and body limit (app.security)
     app.add_middleware(SecurityMiddleware)

@@ -64,9 +64,21 @@ def migrate(database_url: str, data_dir: Path) -> None:
                    capture_output=True)
 
 
+class ServerURL(str):
+    """A running server's base URL, with its process id (to read its CPU time)."""
+
+    pid: int
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process so far, all its threads included (Linux)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 @contextmanager
 def app_server(database_url: str, data_dir: Path, *, secret_key: str = "loadtest-secret",
-               migrate_first: bool = True, extra_args: tuple[str, ...] = ()) -> Iterator[str]:
+               migrate_first: bool = True, extra_args: tuple[str, ...] = ()) -> Iterator[ServerURL]:
     """Serve the app with uvicorn on a free loopback port; yields its base URL.
 
     Several servers given the same ``database_url`` and ``secret_key`` are interchangeable,
@@ -96,7 +108,9 @@ def app_server(database_url: str, data_dir: Path, *, secret_key: str = "loadtest
                     time.sleep(0.05)
             else:
                 raise RuntimeError(f"the app did not start; see {log_path}")
-            yield f"http://127.0.0.1:{port}"
+            url = ServerURL(f"http://127.0.0.1:{port}")
+            url.pid = proc.pid
+            yield url
         finally:
             proc.terminate()
             try:
@@ -136,6 +150,8 @@ class Tally:
     games: int = 0
     started: float = 0.0
     finished: float = 0.0
+    server_cpu: float = 0.0
+    """CPU seconds the server process spent meanwhile (its own threads, not child processes)."""
 
 
 CSRF_HEADER = "X-CSRF-Token"
@@ -226,19 +242,22 @@ def summary(tally: Tally, database_url: str) -> dict[str, Any]:
         "actions": len(lat), "seconds": round(seconds, 1), "actions_per_s": round(len(lat) / seconds, 1),
         "p50_ms": round(percentile(lat, 50), 1), "p95_ms": round(percentile(lat, 95), 1),
         "p99_ms": round(percentile(lat, 99), 1), "max_ms": round(max(lat, default=0), 1),
+        "server_cpu_ms_per_action": round(tally.server_cpu * 1000 / max(1, len(lat)), 2),
         "errors": len(tally.errors), "lost_moves": len(lost), "games_finished": tally.games,
         "error_samples": tally.errors[:3], "lost_samples": lost[:3],
     }
 
 
-async def medium_only(base: str, players: int, games: int, think: tuple[float, float]) -> Tally:
+async def medium_only(base: ServerURL, players: int, games: int, think: tuple[float, float]) -> Tally:
     tally = Tally(started=time.perf_counter())
+    cpu = cpu_seconds(base.pid)
     await asyncio.gather(*(player(base, "medium", games, think, tally, seed=i) for i in range(players)))
     tally.finished = time.perf_counter()
+    tally.server_cpu = cpu_seconds(base.pid) - cpu
     return tally
 
 
-async def with_hard(base: str, players: int, games: int, think: tuple[float, float],
+async def with_hard(base: ServerURL, players: int, games: int, think: tuple[float, float],
                     hard: int) -> tuple[Tally, Tally]:
     others, thinkers = Tally(), Tally()
     stop = asyncio.Event()
@@ -246,8 +265,10 @@ async def with_hard(base: str, players: int, games: int, think: tuple[float, flo
                   for i in range(hard)]
     await asyncio.sleep(1.0)  # let every Hard game get to its first decision
     others.started = thinkers.started = time.perf_counter()
+    cpu = cpu_seconds(base.pid)
     await asyncio.gather(*(player(base, "medium", games, think, others, seed=1000 + i) for i in range(players)))
     others.finished = thinkers.finished = time.perf_counter()
+    others.server_cpu = cpu_seconds(base.pid) - cpu
     stop.set()
     await asyncio.gather(*hard_tasks)
     return others, thinkers
@@ -256,7 +277,7 @@ async def with_hard(base: str, players: int, games: int, think: tuple[float, flo
 def line(name: str, s: dict[str, Any]) -> str:
     return (f"{name:<28} {s['actions']:>6} actions in {s['seconds']:>6.1f} s = {s['actions_per_s']:>6.1f}/s   "
             f"p50 {s['p50_ms']:>6.1f} ms  p95 {s['p95_ms']:>6.1f} ms  p99 {s['p99_ms']:>6.1f} ms  "
-            f"errors {s['errors']}  lost moves {s['lost_moves']}")
+            f"errors {s['errors']}  lost moves {s['lost_moves']}  server CPU {s['server_cpu_ms_per_action']} ms/action")
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -268,6 +289,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--hard", type=int, default=8, help="Hard games kept thinking in the second scenario "
                                                         "(0: skip it; default 8)")
     ap.add_argument("--database-url", help="serve from this database (default: a fresh SQLite file)")
+    ap.add_argument("--server-arg", action="append", default=[], help="pass this on to uvicorn (repeatable)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args(argv)
     think = (args.think[0], args.think[1])
@@ -275,8 +297,9 @@ def main(argv: list[str] | None = None) -> int:
     with tempfile.TemporaryDirectory(prefix="hearts-load-") as tmp:
         url = args.database_url or f"sqlite:///{Path(tmp) / 'hearts.db'}"
         results: dict[str, Any] = {"players": args.players, "games_each": args.games, "think_s": list(think),
-                                   "hard": args.hard, "database": url.split(":")[0]}
-        with app_server(url, Path(tmp)) as base:
+                                   "hard": args.hard, "database": url.split(":")[0],
+                                   "load_average_before": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
+        with app_server(url, Path(tmp), extra_args=tuple(args.server_arg)) as base:
             tally = asyncio.run(medium_only(base, args.players, args.games, think))
             results["medium"] = summary(tally, url)
             if args.hard:
@@ -288,7 +311,7 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(results, indent=2))
         return 0
     print(f"load test: {args.players} players x {args.games} game(s) against Medium, think {think[0]}-{think[1]} s, "
-          f"{results['database']}")
+          f"{results['database']}; load average before {results['load_average_before']} on {results['cpus']} CPUs")
     print(line("medium players", results["medium"]))
     if args.hard:
         print(line(f"  ... while {args.hard} Hard games think", results["hard_others"]))
