@@ -29,7 +29,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from fastapi import Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exception_handlers import http_exception_handler
+from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from sqlmodel import Session
+from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CSRF_HEADER = "X-CSRF-Token"
@@ -232,3 +237,46 @@ async def csrf_failed(request: Request, exc: Exception) -> Response:
         return Response(status_code=403, headers={"HX-Refresh": "true"})
     return HTMLResponse(_error_page(message), status_code=403)
 
+
+
+# ---- malformed requests: a clear 422 in the form the client reads -------------------------------
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path"))
+        parts.append(f"{where}: {err.get('msg', 'invalid')}" if where else str(err.get("msg", "invalid")))
+    return "Invalid request (" + "; ".join(parts) + ")"
+
+
+async def invalid_request(request: Request, exc: Exception) -> Response:
+    """FastAPI's validation errors, in the API's ``{"error", "detail"}`` shape, and for the
+    pages as the table with the message (what a forged or garbled form post gets)."""
+    assert isinstance(exc, RequestValidationError)
+    message = _validation_message(exc)
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": "invalid_request", "detail": message}, status_code=422)
+    return await run_in_threadpool(_invalid_form, request, message)
+
+
+def _invalid_form(request: Request, message: str) -> Response:
+    from . import services
+    from .routers import pages
+
+    with Session(request.app.state.db_engine, expire_on_commit=False) as session:
+        player = services.get_player(session, player_id_of(request))
+        if player is None:
+            return HTMLResponse(_error_page(message), status_code=422)
+        response = pages._failed(request, session, player, ValueError(message), embed=False)
+        response.status_code = 422
+        return response
+
+
+async def http_error(request: Request, exc: Exception) -> Response:
+    """Starlette's own errors (a body that is not JSON, an unknown route) in the API's shape."""
+    assert isinstance(exc, StarletteHTTPException)
+    if not request.url.path.startswith("/api/"):
+        return await http_exception_handler(request, exc)
+    key = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "error")
+    return JSONResponse({"error": key, "detail": str(exc.detail)}, status_code=exc.status_code,
+                        headers=getattr(exc, "headers", None))

@@ -89,9 +89,13 @@ class ErrorOut(BaseModel):
 
 
 ERRORS: dict[int | str, dict[str, Any]] = {
+    400: {"model": ErrorOut, "description": "the body is not JSON"},
+    403: {"model": ErrorOut, "description": "the X-CSRF-Token header is missing or wrong, or the request came "
+                                            "from another site"},
     404: {"model": ErrorOut, "description": "no such game"},
     409: {"model": ErrorOut, "description": "not your turn, or the game has moved on (stale version)"},
-    422: {"model": ErrorOut, "description": "an illegal move or invalid options"},
+    413: {"model": ErrorOut, "description": "the request body is larger than 16 KB"},
+    422: {"model": ErrorOut, "description": "an illegal move, invalid options or a malformed request"},
 }
 
 

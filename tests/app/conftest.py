@@ -12,6 +12,7 @@ from app.config import Settings
 from app.main import create_app
 
 from . import databases
+from .csrf import with_token
 
 
 @pytest.fixture(params=databases.kinds())
@@ -37,7 +38,7 @@ def app(settings: Settings) -> Iterator[FastAPI]:
 @pytest.fixture
 def client(app: FastAPI) -> Iterator[TestClient]:
     with TestClient(app) as c:
-        yield c
+        yield with_token(c, app)
 
 
 @pytest.fixture

@@ -91,17 +91,22 @@ class LiveServer:
 class Player:
     """A browser tab's worth of state: the cookie and the CSRF token the server handed out."""
 
-    def __init__(self, server: LiveServer, cookies: httpx.Cookies | None = None) -> None:
+    COOKIE = "hearts_player"
+
+    def __init__(self, server: LiveServer, cookie: str | None = None, token: str = "") -> None:
         self.server = server
-        self.cookies = cookies if cookies is not None else httpx.Cookies()
-        self.token = ""
+        self.cookie = cookie
+        self.token = token
 
     def request(self, method: str, path: str, timeout: float = 30, **kw: Any) -> httpx.Response:
         headers = {CSRF_HEADER: self.token} if self.token else {}
-        with httpx.Client(base_url=self.server.url, cookies=self.cookies, timeout=timeout) as c:
-            r = c.request(method, path, headers=headers, **kw)
-            for name, value in c.cookies.items():
-                self.cookies.set(name, value)
+        if self.cookie:
+            headers["cookie"] = f"{self.COOKIE}={self.cookie}"
+        r = httpx.request(method, self.server.url + path, headers=headers, timeout=timeout, **kw)
+        for line in r.headers.get_list("set-cookie"):
+            name, _, rest = line.partition("=")
+            if name.strip() == self.COOKIE:
+                self.cookie = rest.split(";", 1)[0]
         if CSRF_HEADER in r.headers:
             self.token = r.headers[CSRF_HEADER]
         return r

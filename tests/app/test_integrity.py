@@ -53,8 +53,7 @@ def test_two_tabs_hammering_one_game_store_exactly_one_legal_game(server: LiveSe
     assert r.status_code == 201, r.text
     game_id = r.json()["game_id"]
     start_version = r.json()["version"]
-    second = LivePlayer(server, first.cookies)  # the same browser: one cookie, one token
-    second.token = first.token
+    second = LivePlayer(server, first.cookie, first.token)  # the same browser: one cookie, one token
 
     accepted: list[tuple[int, int]] = []
     refused: list[int] = []
