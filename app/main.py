@@ -7,17 +7,28 @@ from contextlib import asynccontextmanager
 from pathlib import Path
 
 from fastapi import Depends, FastAPI, Request, Response
+from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.openapi.docs import get_swagger_ui_html
 from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from . import i18n
 from .config import Settings
 from .db import make_engine
 from .routers import api, health, pages
-from .security import CSRF_HEADER, CsrfError, SecurityMiddleware, csrf_failed, csrf_token, require_csrf
+from .security import (
+    CSRF_HEADER,
+    CsrfError,
+    SecurityMiddleware,
+    csrf_failed,
+    csrf_token,
+    http_error,
+    invalid_request,
+    require_csrf,
+)
 from .thinking import Thinker
 
 
@@ -42,7 +53,9 @@ def create_app(settings: Settings) -> FastAPI:
         title="Hearts",
         version="1.0",
         description="Play Hearts against computer players. The JSON API under /api/v1 drives the same "
-                    "games as the page; an anonymous player is identified by a signed cookie.",
+                    "games as the page; an anonymous player is identified by a signed cookie. Every POST made "
+                    "with that cookie carries the player's X-CSRF-Token header, whose value every API "
+                    "response also carries.",
         docs_url=None, redoc_url=None, openapi_url="/api/v1/openapi.json",
     )
     app.state.settings = settings
@@ -58,6 +71,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(health.router)
     api.install_error_handlers(app)
     app.add_exception_handler(CsrfError, csrf_failed)
+    app.add_exception_handler(RequestValidationError, invalid_request)
+    app.add_exception_handler(StarletteHTTPException, http_error)
 
     @app.get("/api/docs", include_in_schema=False)
     def api_docs(request: Request) -> HTMLResponse:
