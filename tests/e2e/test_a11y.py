@@ -57,7 +57,7 @@ def fast_by_keyboard(page: Page) -> None:
     else:
         raise AssertionError("Tab never reached the Fast play switch")
     page.keyboard.press("Space")
-    page.wait_for_function("document.body.dataset.fast === '1'")
+    page.wait_for_function("() => document.body.dataset.fast === '1'")
 
 
 def test_a_whole_round_with_the_keyboard_alone(page: Page, base_url: str) -> None:
@@ -137,7 +137,7 @@ def test_a_whole_round_with_the_keyboard_alone(page: Page, base_url: str) -> Non
     page.keyboard.press("h")
     assert last_said(page, "Keys: Enter plays the focused card")
     page.keyboard.press("t")
-    page.wait_for_function("window.__said.length >= 1")
+    page.wait_for_function("() => window.__said.length >= 1")
     assert said(page)[-1] != "" and last_said(page, "Hand over" if phase(page) == "round_over" else "Choose how")
     assert page.evaluate("window.__alerts") == []
 
