@@ -136,9 +136,11 @@ def test_a_whole_round_with_the_keyboard_alone(page: Page, base_url: str) -> Non
     assert last_said(page, "Last trick: ")
     page.keyboard.press("h")
     assert last_said(page, "Keys: Enter plays the focused card")
+    count = len(said(page))
     page.keyboard.press("t")
-    page.wait_for_function("() => window.__said.length >= 1")
-    assert said(page)[-1] != "" and last_said(page, "Hand over" if phase(page) == "round_over" else "Choose how")
+    page.wait_for_function("(n) => window.__said.length > n", arg=count)
+    assert said(page)[-1] == page.locator("#status").inner_text().strip()
+    assert said(page)[-1] in ("Hand over", "You shot the moon! Choose how to score it")
     assert page.evaluate("window.__alerts") == []
 
 
