@@ -32,6 +32,10 @@ def page(browser: Browser) -> Iterator[Page]:
     page = context.new_page()
     errors: list[str] = []
     page.on("pageerror", lambda e: errors.append(str(e)))
+    # the Content-Security-Policy must never have to block anything the page itself does
+    blocked: list[str] = []
+    page.on("console", lambda m: blocked.append(m.text) if "Content Security Policy" in m.text else None)
     yield page
     context.close()
     assert errors == [], f"JavaScript errors on the page: {errors}"
+    assert blocked == [], f"blocked by the Content-Security-Policy: {blocked}"

@@ -22,7 +22,7 @@ def start(page: Page, base_url: str, target: int = 100, fast: bool = True, passi
     page.goto(base_url + "/")
     if fast:
         page.get_by_label("Fast play", exact=True).check()
-        page.wait_for_function("document.body.dataset.fast === '1'")
+        page.wait_for_function("() => document.body.dataset.fast === '1'")
     options = page.locator("#options")
     options.get_by_label("Target score").fill(str(target))
     if not passing:
@@ -67,7 +67,7 @@ def test_a_whole_game_by_clicking(page: Page, base_url: str) -> None:
         "take the trick" in page.locator("#announcer").inner_text()
     before = version(page)
     page.get_by_role("button", name="New game", exact=True).click()
-    page.wait_for_function(f"Number(document.getElementById('table').dataset.version) !== {before}")
+    page.wait_for_function(f"() => Number(document.getElementById('table').dataset.version) !== {before}")
     wait_idle(page)
     assert phase(page) == "pass"
 

@@ -23,7 +23,7 @@ def wire_bytes(request: Request) -> int:
 def deal(page: Page, base_url: str) -> None:
     page.goto(base_url + "/")
     page.get_by_label("Fast play", exact=True).check()
-    page.wait_for_function("document.body.dataset.fast === '1'")
+    page.wait_for_function("() => document.body.dataset.fast === '1'")
     page.locator("#options").get_by_role("button", name="Deal a new game").click()
     page.wait_for_selector("#table[data-phase]:not([data-phase=none])")
     wait_idle(page)
