@@ -29,6 +29,19 @@ POOLED = frozenset({"hard"})
 """Difficulties whose thinking goes to the pool; Easy and Medium take microseconds."""
 
 
+WORKER_NICENESS = 10
+
+
+def _lower_priority() -> None:
+    """In a worker: yield the CPU to the web process.  A search only has to finish within
+    its budget, while every other player's request waits on the web process; on a busy
+    machine the scheduler then serves the requests first (docs/benchmarks.md)."""
+    try:
+        os.nice(WORKER_NICENESS)
+    except OSError:
+        pass
+
+
 def think(record: str, difficulty: str) -> list[str]:
     """In a worker: the computer players' moves, as codes, from this saved game on."""
     from engine import loads
@@ -55,7 +68,8 @@ class Thinker:
                 # forkserver: workers never inherit a copy of this multi-threaded process
                 # (a fork could copy a lock some other thread was holding)
                 ctx = multiprocessing.get_context("forkserver")
-                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx)
+                self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
+                                                 initializer=_lower_priority)
             return self._pool
 
     def moves(self, record: str, difficulty: str) -> list[str] | None:
