@@ -14,7 +14,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sqlalchemy import update
+from sqlalchemy import exists, update
 from sqlmodel import Session, col, select
 
 from engine import Card, CardSet, Game, Phase, PlayerView, Rules, dumps, loads
@@ -152,9 +152,22 @@ def find_game(session: Session, player: Player, game_id: str | None) -> GameReco
     return rec
 
 
+class StaleGameError(StaleStateError):
+    """A new game was asked for from a table that is no longer the player's current one
+    (a double click on "New game", or another tab has dealt since)."""
+
+    def __init__(self) -> None:
+        Exception.__init__(self, "a new game has already been dealt; here it is")
+        self.expected = self.got = -1
+
+
 def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
-               seed: int | str | None = None) -> Outcome:
-    """Abandon the player's game in progress, deal a new one and let the computer players act."""
+               seed: int | str | None = None, replaces: str | None = None) -> Outcome:
+    """Abandon the player's game in progress, deal a new one and let the computer players act.
+
+    ``replaces``, when given, is the id of the game the request was made from ("" for none):
+    if the player's current game is another one by the time the deal is stored, nothing is
+    stored and :class:`StaleGameError` is raised, so a repeated "New game" deals once."""
     if difficulty not in DIFFICULTIES:
         raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
     game = Game(rules, seed=seed)
@@ -162,6 +175,8 @@ def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
     # the computer players' passes are computed before the transaction that stores them,
     # so a slow search never holds the database's write lock
     steps = _bots(session, game, difficulty)
+    if replaces is not None:
+        _claim_table(session, player, replaces)
     session.exec(update(GameRecord)  # type: ignore[call-overload]
                  .where(col(GameRecord.player_id) == player.id, col(GameRecord.status) == "active")
                  .values(status="abandoned", updated_at=utcnow()))
@@ -172,6 +187,22 @@ def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
     session.add(rec)
     session.commit()
     return Outcome(rec, game, steps)
+
+
+def _claim_table(session: Session, player: Player, replaces: str) -> None:
+    # one conditional UPDATE, so the check and the write lock come together: of two
+    # identical requests, the second sees the first's new game and matches no row
+    live = (col(GameRecord.player_id) == player.id, col(GameRecord.status) != "abandoned")
+    if replaces:
+        latest = select(GameRecord.id).where(*live).order_by(col(GameRecord.created_at).desc()).limit(1)
+        still = latest.scalar_subquery() == replaces
+    else:
+        still = ~exists().where(*live)
+    result = session.exec(update(Player).where(col(Player.id) == player.id, still)  # type: ignore[call-overload]
+                          .values(difficulty=player.difficulty))
+    if result.rowcount != 1:
+        session.rollback()
+        raise StaleGameError()
 
 
 def _act(session: Session, player: Player, game_id: str | None, version: int,
@@ -248,7 +279,7 @@ def _bots(session: Session, game: Game, difficulty: str) -> list[Step]:
     """The computer players' turns: Hard's in the app's worker pool when there is one
     (:mod:`app.thinking`), else here."""
     thinker = session.info.get("thinker")
-    if thinker is None or difficulty not in POOLED:
+    if thinker is None or not thinker.workers or difficulty not in POOLED:
         return run_bots(game, difficulty)
     codes = thinker.moves(dumps(game), difficulty)
     if codes is None:

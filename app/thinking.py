@@ -7,7 +7,8 @@ process replays them (cheap) to get the events and views.  The computer players'
 choices are seeded by the game and the move number, so a worker decides exactly what the
 web process would have.
 
-The pool is bounded (``BOT_WORKERS``, default: one process per CPU but one, at least one)
+The pool is bounded (``BOT_WORKERS``, default: one process per CPU but one, at least one;
+0 turns the pool off)
 and each action waits at most ``BOT_TIMEOUT`` seconds for it (default 20).  When the
 pool is saturated beyond that, the careful Medium player moves for Hard this once
 rather than leave the person waiting; this is logged.  No database transaction is open
@@ -57,7 +58,9 @@ class Thinker:
 
     def __init__(self, workers: int | None = None, timeout: float | None = None) -> None:
         cpus = os.cpu_count() or 2
-        self.workers = max(1, workers if workers is not None else int(os.environ.get("BOT_WORKERS", cpus - 1) or 1))
+        wanted = workers if workers is not None else int(os.environ.get("BOT_WORKERS", max(1, cpus - 1)))
+        self.workers = max(0, wanted)
+        """0: no pool, Hard thinks in the web process (for comparison and debugging)."""
         self.timeout = timeout if timeout is not None else float(os.environ.get("BOT_TIMEOUT", "20"))
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()

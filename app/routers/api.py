@@ -44,9 +44,12 @@ class GameOptions(BaseModel):
     shooters_choice: bool = False
     cancellation: bool = False
     seed: int | None = Field(None, description="deal from this seed (for reproducible games)")
+    replaces: str | None = Field(None, max_length=32, description=(
+        'the id of the game this one replaces (your current game, or "" for none); if your current game '
+        "is another one by then (a repeated request), nothing is dealt and the answer is 409"))
 
     def rules(self) -> Rules:
-        return Rules(**self.model_dump(exclude={"difficulty", "seed"}))
+        return Rules(**self.model_dump(exclude={"difficulty", "seed", "replaces"}))
 
 
 class Versioned(BaseModel):
@@ -127,7 +130,8 @@ def game_out(outcome: Outcome) -> GameOut:
 @router.post("/games", status_code=status.HTTP_201_CREATED, response_model=GameOut, responses=ERRORS)
 def start_game(options: GameOptions, session: SessionDep, player: CurrentPlayer) -> GameOut:
     """Deal a new game (abandoning the one in progress) and let the computer players act."""
-    return game_out(services.start_game(session, player, options.rules(), options.difficulty, seed=options.seed))
+    return game_out(services.start_game(session, player, options.rules(), options.difficulty, seed=options.seed,
+                                        replaces=options.replaces))
 
 
 @router.get("/games/current", response_model=GameOut, responses=ERRORS)

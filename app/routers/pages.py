@@ -139,7 +139,7 @@ def new_game(request: Request, session: SessionDep, player: CurrentPlayer,
              queen_breaks_hearts: Annotated[bool, Form()] = False, no_breaking: Annotated[bool, Form()] = False,
              points_on_first_trick: Annotated[bool, Form()] = False,
              shooters_choice: Annotated[bool, Form()] = False, cancellation: Annotated[bool, Form()] = False,
-             embed: EmbedForm = False) -> Response:
+             replaces: Annotated[str | None, Form()] = None, embed: EmbedForm = False) -> Response:
     """Deal a new game: with the options form, or ``same`` rules as the game on the table."""
     try:
         current = services.current_game(session, player) if same else None
@@ -155,7 +155,11 @@ def new_game(request: Request, session: SessionDep, player: CurrentPlayer,
                           no_breaking=no_breaking, points_on_first_trick=points_on_first_trick,
                           shooters_choice=shooters_choice, cancellation=cancellation)
             level = difficulty
-        outcome = services.start_game(session, player, rules, level)
+        # the table's own "Deal"/"New game" buttons name the game they replace: a double
+        # click deals once (the second click gets 409 and the new table)
+        # ("none": the empty table; an empty form field would read as absent)
+        outcome = services.start_game(session, player, rules, level,
+                                      replaces="" if replaces == "none" else replaces)
     except ActionError as exc:
         return _failed(request, session, player, exc, embed)
     return _respond(request, session, player, outcome, embed, dealt=True)

@@ -29,7 +29,7 @@ def free_port() -> int:
 
 
 class LiveServer:
-    def __init__(self, data_dir: Path, database_url: str | None = None) -> None:
+    def __init__(self, data_dir: Path, database_url: str | None = None, bot_workers: int = 1) -> None:
         self.data_dir = data_dir
         data_dir.mkdir(parents=True, exist_ok=True)
         self.database_url = database_url or f"sqlite:///{data_dir / 'hearts.db'}"
@@ -37,6 +37,7 @@ class LiveServer:
         SQLModel.metadata.create_all(engine)
         engine.dispose()
         self.proc: subprocess.Popen[bytes] | None = None
+        self.bot_workers = bot_workers
         self.port = 0
         self.starts = 0
         self._log: IO[str] | None = None
@@ -48,7 +49,7 @@ class LiveServer:
     def start(self) -> None:
         self.port = free_port()
         env = {**os.environ, "DATA_DIR": str(self.data_dir), "DATABASE_URL": self.database_url,
-               "SECRET_KEY": SECRET, "BOT_WORKERS": "1"}
+               "SECRET_KEY": SECRET, "BOT_WORKERS": str(self.bot_workers)}
         self._log = open(self.data_dir / "server.log", "a")  # noqa: SIM115  (closed in stop)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "uvicorn", "--factory", "app.main:app_from_env", "--host", "127.0.0.1",

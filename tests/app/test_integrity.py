@@ -286,3 +286,67 @@ def test_a_finished_game_is_counted_once_even_when_stored_twice_concurrently(app
         rows = services.records(s, s.get(Player, player.id))  # type: ignore[arg-type]
         assert sum(r.played for r in rows) == 1
         assert s.get(GameRecord, rec_id).status == "finished"  # type: ignore[union-attr]
+
+
+# ---- a new game is dealt once, however often it is asked for from the same table ----------
+
+def test_a_double_click_on_new_game_deals_once(app: FastAPI, client: TestClient) -> None:
+    hx = {"HX-Request": "true"}
+    page = client.get("/").text
+    form = {"same": "true", "replaces": "none"}
+    assert 'name="replaces" value="none"' in page
+    first = client.post("/game/new", data=form, headers=hx)
+    second = client.post("/game/new", data=form, headers=hx)
+    assert first.status_code == 200
+    assert second.status_code == 409 and 'class="error"' in second.text  # with the table just dealt
+    dealt = client.get("/api/v1/games/current").json()["game_id"]
+    assert f'name="replaces" value="{dealt}"' not in first.text  # the button appears only at game over
+    with Session(app.state.db_engine) as s:
+        assert len(s.exec(select(GameRecord)).all()) == 1
+    # from the game on the table, a new game replaces it once
+    again = {"same": "true", "replaces": dealt}
+    assert client.post("/game/new", data=again, headers=hx).status_code == 200
+    assert client.post("/game/new", data=again, headers=hx).status_code == 409
+    with Session(app.state.db_engine) as s:
+        games = s.exec(select(GameRecord)).all()
+        assert len(games) == 2 and sorted(g.status for g in games) == ["abandoned", "active"]
+
+
+def test_two_simultaneous_new_games_from_one_table_deal_once(app: FastAPI) -> None:
+    engine = app.state.db_engine
+    with Session(engine, expire_on_commit=False) as s:
+        player = services.create_player(s)
+        table = services.start_game(s, player, Rules(), "easy", seed=1).record.id
+    barrier = threading.Barrier(2)
+    results: list[str] = []
+
+    def deal(seed: int) -> None:
+        with Session(engine, expire_on_commit=False) as s:
+            p = s.get(Player, player.id)
+            assert p is not None
+            barrier.wait()
+            try:
+                services.start_game(s, p, Rules(), "easy", seed=seed, replaces=table)
+                results.append("dealt")
+            except services.StaleGameError:
+                results.append("stale")
+
+    threads = [threading.Thread(target=deal, args=(n,)) for n in (2, 3)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert sorted(results) == ["dealt", "stale"]
+    with Session(engine) as s:
+        live = [g for g in s.exec(select(GameRecord)).all() if g.status != "abandoned"]
+        assert len(live) == 1 and live[0].id != table
+
+
+def test_the_api_deals_once_for_a_repeated_request(client: TestClient) -> None:
+    first = client.post("/api/v1/games", json={"seed": 1, "replaces": ""})
+    assert first.status_code == 201
+    repeat = client.post("/api/v1/games", json={"seed": 1, "replaces": ""})
+    assert repeat.status_code == 409 and repeat.json()["game"]["game_id"] == first.json()["game_id"]
+    nxt = client.post("/api/v1/games", json={"seed": 2, "replaces": first.json()["game_id"]})
+    assert nxt.status_code == 201
+    assert client.post("/api/v1/games", json={"replaces": first.json()["game_id"]}).status_code == 409
