@@ -82,10 +82,10 @@ LANGUAGES: tuple[Language, ...] = (
 ENGLISH = LANGUAGES[0]
 BY_SLUG = {lang.slug: lang for lang in LANGUAGES}
 # Accept-Language tags that name one of ours differently (old or regional codes)
-ALIASES = {
+ALIASES: dict[str, str] = {
     "zh": "zh-hans", "zh-cn": "zh-hans", "zh-sg": "zh-hans", "zh-my": "zh-hans",
     "zh-tw": "zh-hant", "zh-hk": "zh-hant", "zh-mo": "zh-hant",
-    "pt": "pt-br", "tl": "fil", "iw": "he", "in": "id", "nb": None, "no": None,
+    "pt": "pt-br", "tl": "fil", "iw": "he", "in": "id",
 }
 
 
