@@ -270,6 +270,10 @@ class CardSet:
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError("CardSet is immutable")
 
+    def __reduce__(self) -> tuple[object, tuple[int]]:
+        # immutable: copies, deep copies and pickles rebuild it from its mask
+        return (CardSet.from_mask, (self.mask,))
+
     @classmethod
     def from_mask(cls, mask: int) -> CardSet:
         s = object.__new__(cls)

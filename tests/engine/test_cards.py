@@ -206,3 +206,26 @@ def test_cardset_rejects_masks_out_of_range() -> None:
         CardSet(-1)
     with pytest.raises(ValueError, match="out of range"):
         CardSet(1 << 104)
+
+
+def test_card_sets_copy_deep_copy_and_pickle_to_equal_sets() -> None:
+    import copy
+
+    s = CardSet("QS QS 2C AH")
+    assert copy.copy(s) == s
+    assert copy.deepcopy({"x": [s]}) == {"x": [s]}
+    assert pickle.loads(pickle.dumps(s)) == s
+
+
+def test_a_game_deep_copies_into_an_independent_equal_game() -> None:
+    import copy
+
+    from engine import Game, dumps
+
+    game = Game(seed=3)
+    twin = copy.deepcopy(game)
+    assert dumps(twin) == dumps(game)
+    for seat in range(4):
+        twin.pass_cards(seat, list(twin.hand(seat))[:3])
+    assert dumps(twin) != dumps(game)
+    assert game.phase.value == "pass"
