@@ -190,8 +190,11 @@ def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
 
 
 def _claim_table(session: Session, player: Player, replaces: str) -> None:
-    # one conditional UPDATE, so the check and the write lock come together: of two
-    # identical requests, the second sees the first's new game and matches no row
+    # the check and the write come together: of two identical requests the second sees the
+    # first's new game and matches no row.  On SQLite the conditional UPDATE alone is atomic
+    # (one writer at a time); PostgreSQL first locks the player's row, so the UPDATE's
+    # snapshot is taken after the other request has committed (FOR UPDATE is a no-op on SQLite)
+    session.exec(select(Player.id).where(col(Player.id) == player.id).with_for_update()).first()
     live = (col(GameRecord.player_id) == player.id, col(GameRecord.status) != "abandoned")
     if replaces:
         latest = select(GameRecord.id).where(*live).order_by(col(GameRecord.created_at).desc()).limit(1)

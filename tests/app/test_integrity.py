@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,9 +23,10 @@ from .live import LiveServer, next_action
 from .live import Player as LivePlayer
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
-    s = LiveServer(tmp_path_factory.mktemp("integrity"))
+@pytest.fixture
+def server(database_url: str, tmp_path: Path) -> Iterator[LiveServer]:
+    """The real server on the test's database (SQLite, and PostgreSQL when configured)."""
+    s = LiveServer(tmp_path / "integrity", database_url=database_url)
     s.start()
     yield s
     s.stop()
