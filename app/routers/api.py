@@ -12,7 +12,7 @@ from typing import Any, Literal
 from fastapi import APIRouter, FastAPI, Request, status
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session
 
 from engine import Card, CardSet, PlayerView, Rules, RulesError
@@ -30,6 +30,10 @@ Difficulty = Literal["easy", "medium", "hard"]
 
 class GameOptions(BaseModel):
     """A new game's options (SPEC §3); everything but the difficulty is stored in its rules."""
+
+    # JSON has real numbers and booleans: "5" or false where an integer belongs is refused
+    # (lax parsing would read false as seed 0), as the schema says
+    model_config = ConfigDict(strict=True)
 
     difficulty: Difficulty = "medium"
     players: int = Field(4, ge=3, le=6)
@@ -53,6 +57,8 @@ class GameOptions(BaseModel):
 
 
 class Versioned(BaseModel):
+    model_config = ConfigDict(strict=True)
+
     version: int = Field(description="the game's version (move count) this action was made against")
 
 
