@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, MutableMapping
 from contextlib import asynccontextmanager
 from pathlib import Path
+from typing import Any
 
-from fastapi import Depends, FastAPI, Request, Response
+from fastapi import Depends, FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
 from fastapi.openapi.docs import get_swagger_ui_html
@@ -14,6 +15,7 @@ from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.exceptions import HTTPException as StarletteHTTPException
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from . import i18n
 from .config import Settings
@@ -81,24 +83,8 @@ def create_app(settings: Settings) -> FastAPI:
         nonce = request.scope["state"]["csp_nonce"]
         return HTMLResponse(bytes(page.body).decode().replace("<script>", f'<script nonce="{nonce}">'))
 
-    @app.middleware("http")
-    async def cookies_and_framing(request: Request, call_next: Callable[[Request], Awaitable[Response]]) -> Response:
-        response = await call_next(request)
-        value = getattr(request.state, "set_player_cookie", None)
-        if value:
-            secure = request.url.scheme == "https" or settings.force_secure_cookie
-            # inside a cross-site iframe a cookie is only sent when it is SameSite=None and
-            # Secure; Partitioned keeps it to this embedding site (CHIPS)
-            # (written by hand: Starlette only emits Partitioned on Python 3.14+)
-            attrs = "SameSite=None; Secure; Partitioned" if secure else "SameSite=lax"
-            response.headers.append(
-                "set-cookie",
-                f"{settings.cookie_name}={value}; Max-Age={settings.cookie_max_age}; Path=/; HttpOnly; {attrs}")
-        pid = getattr(request.state, "player_id", None)
-        if pid and request.url.path.startswith("/api/"):
-            # JSON API clients read their CSRF token here (the page has it in hx-headers)
-            response.headers[CSRF_HEADER] = csrf_token(settings.secret_key, pid)
-        return response
+    # innermost of the middlewares: it sees the path after the language prefix is gone
+    app.add_middleware(PlayerCookieMiddleware, settings=settings)
 
     # pages, fragments, API answers and static files go out gzipped (when the client accepts
     # it); below 1 KB the gzip framing would save next to nothing
@@ -110,6 +96,55 @@ def create_app(settings: Settings) -> FastAPI:
     # added last, so outermost: the language prefix is gone before anything else sees the path
     app.add_middleware(i18n.LanguageMiddleware)
     return app
+
+
+class PlayerCookieMiddleware:
+    """Sets the cookie of a player created by this request, and gives JSON API clients
+    their CSRF token in a response header (the page has it in hx-headers).
+
+    Pure ASGI: it only adds headers to ``http.response.start``, where Starlette's
+    ``@app.middleware("http")`` would stream every response through a second task."""
+
+    def __init__(self, app: ASGIApp, settings: Settings) -> None:
+        self.app = app
+        self.settings = settings
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        # the dependencies (app.deps) write into this same dict through request.state
+        state: MutableMapping[str, Any] = scope.setdefault("state", {})
+        settings = self.settings
+
+        async def send_with_cookie(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                extra: list[tuple[bytes, bytes]] = []
+                value = state.get("set_player_cookie")
+                if value:
+                    secure = scope.get("scheme") == "https" or settings.force_secure_cookie
+                    # inside a cross-site iframe a cookie is only sent when it is SameSite=None and
+                    # Secure; Partitioned keeps it to this embedding site (CHIPS)
+                    # (written by hand: Starlette only emits Partitioned on Python 3.14+)
+                    attrs = "SameSite=None; Secure; Partitioned" if secure else "SameSite=lax"
+                    cookie = (f"{settings.cookie_name}={value}; Max-Age={settings.cookie_max_age}; "
+                              f"Path=/; HttpOnly; {attrs}")
+                    extra.append((b"set-cookie", cookie.encode("latin-1")))
+                pid = state.get("player_id")
+                headers = message.get("headers", ())
+                if pid and scope.get("path", "").startswith("/api/"):
+                    # JSON API clients read their CSRF token here (the page has it in hx-headers)
+                    csrf = _CSRF_KEY
+                    headers = [(k, v) for k, v in headers if k.lower() != csrf]
+                    extra.append((csrf, csrf_token(settings.secret_key, pid).encode("latin-1")))
+                if extra:
+                    message = {**message, "headers": [*headers, *extra]}
+            await send(message)
+
+        await self.app(scope, receive, send_with_cookie)
+
+
+_CSRF_KEY = CSRF_HEADER.lower().encode("latin-1")
 
 
 def app_from_env() -> FastAPI:
