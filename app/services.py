@@ -10,11 +10,14 @@ from __future__ import annotations
 
 import logging
 import random
+import threading
 import uuid
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from sqlalchemy import exists, update
+from sqlalchemy import bindparam, exists, update
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from engine import Card, CardSet, Game, Phase, PlayerView, Rules, dumps, loads
@@ -140,8 +143,68 @@ def current_game(session: Session, player: Player) -> GameRecord | None:
     return session.exec(stmt).first()
 
 
+def clone(game: Game) -> Game:
+    """A copy of ``game`` that shares nothing mutable with it, far cheaper than a deep
+    copy or a replay: a game's mutable state is lists of immutable values (ints, cards,
+    tuples, moves) and the per-round deals, a list of lists of ints."""
+    new = type(game).__new__(type(game))
+    for name, value in vars(game).items():
+        if type(value) is list:
+            value = [list(v) if type(v) is list else v for v in value]
+        elif isinstance(value, (dict, set, bytearray)):
+            # not a shape the engine has today; copying it shallowly could share state
+            raise TypeError(f"Game.{name} is a {type(value).__name__}: clone() does not know how to copy it")
+        setattr(new, name, value)
+    return new
+
+
+class GameCache:
+    """Recently stored or loaded games of this process by ``(id, version)``, so an action
+    does not replay the whole move log when the process already has that exact version.
+
+    A hit is only taken when the stored record text is the same as the database's, so it
+    is the game ``loads(record)`` would give; every caller gets its own :func:`clone`, and
+    the cache keeps its own, so an action that fails half-way never changes a cached game.
+    Whether an action may be stored is still decided by the version guard in
+    :func:`_store`'s UPDATE, never by the cache."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self._games: OrderedDict[tuple[str, int], tuple[str, Game]] = OrderedDict()
+        self._lock = threading.Lock()  # the endpoints run in a thread pool
+
+    def get(self, rec: GameRecord) -> Game | None:
+        key = (rec.id, rec.version)
+        with self._lock:
+            hit = self._games.get(key)
+            if hit is None or hit[0] != rec.record:
+                return None
+            self._games.move_to_end(key)
+        return clone(hit[1])
+
+    def put(self, rec: GameRecord, game: Game) -> None:
+        entry = (rec.record, clone(game))
+        with self._lock:
+            self._games[(rec.id, rec.version)] = entry
+            self._games.move_to_end((rec.id, rec.version))
+            while len(self._games) > self.size:
+                self._games.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._games.clear()
+
+
+GAMES = GameCache()
+"""Shared by the process's requests; 512 games of ~100 moves are a few megabytes."""
+
+
 def load_game(rec: GameRecord) -> Game:
-    return loads(rec.record)
+    game = GAMES.get(rec)
+    if game is None:
+        game = loads(rec.record)
+        GAMES.put(rec, game)
+    return game
 
 
 def find_game(session: Session, player: Player, game_id: str | None) -> GameRecord:
@@ -186,6 +249,7 @@ def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
     session.add(player)
     session.add(rec)
     session.commit()
+    GAMES.put(rec, game)
     return Outcome(rec, game, steps)
 
 
@@ -230,6 +294,14 @@ def _end_transaction(session: Session) -> None:
     session.commit()
 
 
+_GAMES_TABLE = GameRecord.__table__  # type: ignore[attr-defined]
+_STORE = (update(_GAMES_TABLE)
+          .where(_GAMES_TABLE.c.id == bindparam("b_id"), _GAMES_TABLE.c.version == bindparam("b_old"))
+          .values(**{name: bindparam("b_" + name) for name in ("record", "version", "updated_at", "status")}))
+"""Storing an action, built once: a Core statement skips the ORM's statement building
+and its synchronisation of loaded objects, which :func:`_store` does itself."""
+
+
 def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step]) -> Outcome:
     old = rec.version
     finished = game.is_over and rec.status == "active"
@@ -237,9 +309,7 @@ def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step]) -> 
               "status": "finished" if finished else rec.status}
     # the version guard makes two simultaneous requests on the same move impossible to
     # both succeed: the second matches no row and is refused as stale
-    result = session.exec(update(GameRecord)  # type: ignore[call-overload]
-                          .where(col(GameRecord.id) == rec.id, col(GameRecord.version) == old)
-                          .values(**values))
+    result = session.exec(_STORE, params={"b_id": rec.id, "b_old": old, **{"b_" + k: v for k, v in values.items()}})
     if result.rowcount != 1:
         session.rollback()
         raise StaleStateError(old + 1, old)
@@ -247,7 +317,10 @@ def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step]) -> 
         _count_finished(session, rec, game)
     session.commit()
     for name, value in values.items():
-        setattr(rec, name, value)
+        # as loaded, not as changed: the row already holds these values
+        set_committed_value(rec, name, value)
+    # the next action on this game will most likely come to this process: it starts from here
+    GAMES.put(rec, game)
     return Outcome(rec, game, steps)
 
 
