@@ -143,27 +143,12 @@ def current_game(session: Session, player: Player) -> GameRecord | None:
     return session.exec(stmt).first()
 
 
-def clone(game: Game) -> Game:
-    """A copy of ``game`` that shares nothing mutable with it, far cheaper than a deep
-    copy or a replay: a game's mutable state is lists of immutable values (ints, cards,
-    tuples, moves) and the per-round deals, a list of lists of ints."""
-    new = type(game).__new__(type(game))
-    for name, value in vars(game).items():
-        if type(value) is list:
-            value = [list(v) if type(v) is list else v for v in value]
-        elif isinstance(value, (dict, set, bytearray)):
-            # not a shape the engine has today; copying it shallowly could share state
-            raise TypeError(f"Game.{name} is a {type(value).__name__}: clone() does not know how to copy it")
-        setattr(new, name, value)
-    return new
-
-
 class GameCache:
     """Recently stored or loaded games of this process by ``(id, version)``, so an action
     does not replay the whole move log when the process already has that exact version.
 
     A hit is only taken when the stored record text is the same as the database's, so it
-    is the game ``loads(record)`` would give; every caller gets its own :func:`clone`, and
+    is the game ``loads(record)`` would give; every caller gets its own :meth:`Game.copy`, and
     the cache keeps its own, so an action that fails half-way never changes a cached game.
     Whether an action may be stored is still decided by the version guard in
     :func:`_store`'s UPDATE, never by the cache."""
@@ -180,10 +165,10 @@ class GameCache:
             if hit is None or hit[0] != rec.record:
                 return None
             self._games.move_to_end(key)
-        return clone(hit[1])
+        return hit[1].copy()
 
     def put(self, rec: GameRecord, game: Game) -> None:
-        entry = (rec.record, clone(game))
+        entry = (rec.record, game.copy())
         with self._lock:
             self._games[(rec.id, rec.version)] = entry
             self._games.move_to_end((rec.id, rec.version))

@@ -524,6 +524,20 @@ class Game:
 
     # ---- reading the state -------------------------------------------------------------
 
+    def copy(self) -> Game:
+        """An independent copy, far cheaper than a replay or ``copy.deepcopy``: the state
+        is immutable values (ints, cards, tuples, moves) held in lists, and lists of lists
+        (the explicit deals), so copying those lists is enough."""
+        new = Game.__new__(Game)
+        for name, value in vars(self).items():
+            if type(value) is list:
+                value = [list(v) if type(v) is list else v for v in value]
+            elif isinstance(value, (dict, set, bytearray)):
+                # no such attribute today; a shallow copy of one would share state
+                raise TypeError(f"Game.{name} is a {type(value).__name__}: copy() does not know how to copy it")
+            setattr(new, name, value)
+        return new
+
     @property
     def moves(self) -> list[Move]:
         """Every move applied so far, in order."""

@@ -12,7 +12,7 @@ from sqlmodel import Session
 
 from app import services
 from app.models import GameRecord, Player
-from app.services import GAMES, PERSON, StaleStateError, clone
+from app.services import GAMES, PERSON, StaleStateError
 from engine import Game, PlayerView, Rules, dumps, loads
 from engine.moves import NextRound
 from engine.rules import PRESETS
@@ -149,13 +149,13 @@ def test_callers_get_copies_that_share_nothing_mutable(session: Session) -> None
 
 
 @pytest.mark.parametrize("preset", ["standard", "cancellation", "house", "six"])
-def test_clone_copies_every_state_of_a_whole_game(preset: str) -> None:
+def test_copy_copies_every_state_of_a_whole_game(preset: str) -> None:
     # whole games, so every attribute the engine sets on the way (passes, pots, moon
-    # choices, round totals) is cloned at least once
+    # choices, round totals) is copied at least once
     rng = random.Random(preset)
     game = Game(PRESETS[preset], seed=11)
     while not game.is_over:
-        copy = clone(game)
+        copy = game.copy()
         assert state(copy) == state(game) and dumps(copy) == dumps(game)
         seats = game.to_act
         move = NextRound() if not seats else rng.choice(game.legal_moves(seats[0]))

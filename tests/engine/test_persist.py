@@ -210,3 +210,16 @@ def test_a_record_replayed_under_other_rules_is_rejected() -> None:
 def test_corrupt_record_error_is_an_engine_error() -> None:
     from engine import HeartsError
     assert issubclass(CorruptRecordError, HeartsError)
+
+
+def test_a_copied_game_is_equal_and_independent() -> None:
+    from engine import PRESETS, Game
+
+    game = Game(PRESETS["cancellation"], seed=5, deals=None)
+    twin = game.copy()
+    assert dumps(twin) == dumps(game)
+    for seat in range(game.players):
+        twin.pass_cards(seat, list(twin.hand(seat))[:3])
+    assert twin.phase.value == "play" and game.phase.value == "pass"
+    assert all(p is None for p in game.passes)
+    assert dumps(game.copy()) == dumps(game)
