@@ -28,12 +28,10 @@ import asyncio
 import json
 import os
 import random
-import socket
 import subprocess
 import sys
 import tempfile
 import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -46,17 +44,12 @@ from sqlalchemy import create_engine, text
 from engine import Card, CardSet, loads
 from engine.moves import MoonMove, Move, NextRound, PassMove, PlayMove
 
-ROOT = Path(__file__).resolve().parent.parent
+from .server import ROOT, free_port, start_app, stop_app
+
 API = "/api/v1"
 
 
 # ---- the server ---------------------------------------------------------------------------
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
 
 def migrate(database_url: str, data_dir: Path) -> None:
     env = {**os.environ, "DATA_DIR": str(data_dir), "DATABASE_URL": database_url}
@@ -87,37 +80,17 @@ def app_server(database_url: str, data_dir: Path, *, secret_key: str = "loadtest
     if migrate_first:
         migrate(database_url, data_dir)
     port = free_port()
-    env = {**os.environ, "DATA_DIR": str(data_dir), "DATABASE_URL": database_url, "SECRET_KEY": secret_key}
-    log_path = data_dir / f"server-{port}.log"
-    with open(log_path, "w") as log:
+    env = {"DATA_DIR": str(data_dir), "DATABASE_URL": database_url, "SECRET_KEY": secret_key}
+    with open(data_dir / f"server-{port}.log", "w") as log:
         # access logs off: one line per request would cost the server more than the
         # request itself and measure the terminal rather than the app
-        proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "app.main:app_from_env",
-                                 "--host", "127.0.0.1", "--port", str(port), "--no-access-log",
-                                 "--log-level", "warning", *extra_args],
-                                cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        proc = start_app(port, env, log, "--no-access-log", "--log-level", "warning", *extra_args)
         try:
-            for _ in range(400):
-                if proc.poll() is not None:
-                    raise RuntimeError(f"the app exited at start; see {log_path}")
-                try:
-                    with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
-                        if r.status == 200:
-                            break
-                except OSError:
-                    time.sleep(0.05)
-            else:
-                raise RuntimeError(f"the app did not start; see {log_path}")
             url = ServerURL(f"http://127.0.0.1:{port}")
             url.pid = proc.pid
             yield url
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=15)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop_app(proc)
 
 
 # ---- a player -----------------------------------------------------------------------------

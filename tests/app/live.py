@@ -3,12 +3,8 @@ over an SQLite file that outlives the process (so it can be killed and started a
 
 from __future__ import annotations
 
-import os
 import signal
-import socket
 import subprocess
-import sys
-import time
 from pathlib import Path
 from typing import IO, Any
 
@@ -17,15 +13,9 @@ from sqlmodel import SQLModel, create_engine
 
 import app.models  # noqa: F401  (the tables)
 from app.security import CSRF_HEADER
+from tools.server import free_port, start_app, stop_app
 
-ROOT = Path(__file__).resolve().parents[2]
 SECRET = "live-test-secret"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 class LiveServer:
@@ -48,24 +38,11 @@ class LiveServer:
 
     def start(self) -> None:
         self.port = free_port()
-        env = {**os.environ, "DATA_DIR": str(self.data_dir), "DATABASE_URL": self.database_url,
+        env = {"DATA_DIR": str(self.data_dir), "DATABASE_URL": self.database_url,
                "SECRET_KEY": SECRET, "BOT_WORKERS": str(self.bot_workers)}
         self._log = open(self.data_dir / "server.log", "a")  # noqa: SIM115  (closed in stop)
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "uvicorn", "--factory", "app.main:app_from_env", "--host", "127.0.0.1",
-             "--port", str(self.port), "--no-access-log"],
-            cwd=ROOT, env=env, stdout=self._log, stderr=subprocess.STDOUT)
         self.starts += 1
-        deadline = 600  # polls, not a timed assertion: a server that never answers fails below
-        for _ in range(deadline):
-            if self.proc.poll() is not None:
-                break
-            try:
-                if httpx.get(f"{self.url}/healthz", timeout=1).status_code == 200:
-                    return
-            except httpx.TransportError:
-                time.sleep(0.05)
-        raise RuntimeError(f"the server did not start; see {self.data_dir / 'server.log'}")
+        self.proc = start_app(self.port, env, self._log, "--no-access-log")
 
     def kill(self) -> None:
         """SIGKILL: no shutdown handlers, no flushing, exactly like a crash."""
@@ -78,12 +55,7 @@ class LiveServer:
 
     def stop(self) -> None:
         if self.proc is not None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait()
+            stop_app(self.proc, timeout=10)
             self.proc = None
         if self._log:
             self._log.close()

@@ -3,62 +3,40 @@
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 import sys
 import threading
-import time
-import urllib.request
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import partial
 from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
+from tools.server import ROOT, free_port, start_app, stop_app
+
 CHROMIUM = "/usr/bin/chromium"
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
                  "--disable-component-update", "--no-first-run"]
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
 
 
 @contextmanager
 def app_server(data_dir: Path) -> Iterator[str]:
     """Serve the app from a fresh database; yields its base URL (on ``localhost``)."""
     port = free_port()
-    env = {**os.environ, "DATA_DIR": str(data_dir), "DATABASE_URL": f"sqlite:///{data_dir / 'hearts.db'}",
+    env = {"DATA_DIR": str(data_dir), "DATABASE_URL": f"sqlite:///{data_dir / 'hearts.db'}",
            "SECRET_KEY": "e2e-secret",
            # the iframe test frames the app from another site: the cookie must be
            # SameSite=None; Secure; Partitioned, which browsers accept from localhost
            "SECURE_COOKIES": "1"}
     data_dir.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT, env=env, check=True,
-                   capture_output=True)
-    log = open(data_dir / "server.log", "w")  # noqa: SIM115  (closed with the server)
-    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "app.main:app_from_env",
-                             "--host", "127.0.0.1", "--port", str(port)],
-                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    base = f"http://localhost:{port}"
-    try:
-        for _ in range(200):
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
-                    if r.status == 200:
-                        break
-            except OSError:
-                time.sleep(0.05)
-        else:
-            raise RuntimeError(f"the app did not start; see {data_dir / 'server.log'}")
-        yield base
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-        log.close()
+    subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT, env={**os.environ, **env},
+                   check=True, capture_output=True)
+    with open(data_dir / "server.log", "w") as log:
+        proc = start_app(port, env, log)
+        try:
+            yield f"http://localhost:{port}"
+        finally:
+            stop_app(proc, timeout=10)
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):

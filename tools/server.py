@@ -1,0 +1,55 @@
+"""Start the real app as a uvicorn process on a free loopback port and wait until it answers.
+
+Shared by the load test, the browser tests and the live-server app tests, so there is one
+way to start the app for real.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from typing import IO
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def start_app(port: int, env: dict[str, str], log: IO[str], *extra_args: str) -> subprocess.Popen[bytes]:
+    """uvicorn serving ``app.main:app_from_env`` on 127.0.0.1:``port`` with ``env`` added to
+    this process's environment; returns once ``/healthz`` answers 200.  Raises RuntimeError
+    (naming the log file) if the process exits or never answers."""
+    proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "app.main:app_from_env",
+                             "--host", "127.0.0.1", "--port", str(port), *extra_args],
+                            cwd=ROOT, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
+    for _ in range(600):  # polls, not a timing: a server that never answers fails below
+        if proc.poll() is not None:
+            raise RuntimeError(f"the app exited at start; see {log.name}")
+        try:
+            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
+                if r.status == 200:
+                    return proc
+        except OSError:
+            time.sleep(0.05)
+    proc.kill()
+    proc.wait()
+    raise RuntimeError(f"the app did not start; see {log.name}")
+
+
+def stop_app(proc: subprocess.Popen[bytes], timeout: float = 15) -> None:
+    """Terminate gracefully, or kill after ``timeout`` seconds."""
+    proc.terminate()
+    try:
+        proc.wait(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
