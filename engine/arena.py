@@ -24,33 +24,13 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from . import openspiel
 from .bots import BOTS, BaseBot, EasyBot, HardBot, MediumBot
-from .cards import CARDS, cards_of
-from .rules import PRESETS, PassDirection, Rules
+from .rules import PRESETS, Rules
 from .state import Game, Phase
 
 ISMCTS = "ismcts"
 SEAT_TYPES = (*BOTS, ISMCTS)
-
-# ---- OpenSpiel mirror --------------------------------------------------------------------
-
-_OS_SUIT = (0, 1, 3, 2)  # our suits C, D, S, H -> OpenSpiel's C, D, H, S
-CARD_TO_ACTION = tuple((c % 13) * 4 + _OS_SUIT[c // 13] for c in range(52))
-ACTION_TO_CARD = {a: CARDS[c] for c, a in enumerate(CARD_TO_ACTION)}
-_OS_DIRECTION = {PassDirection.NONE: 0, PassDirection.LEFT: 1, PassDirection.ACROSS: 2, PassDirection.RIGHT: 3}
-
-
-def openspiel_game_string(rules: Rules) -> str:
-    """OpenSpiel's hearts with our options; refuses rules it cannot express."""
-    if rules.players != 4 or rules.spot_hearts or rules.shooters_choice or rules.cancellation:
-        raise ValueError("the ismcts seat needs 4 players, one deck, no spot hearts, no shooter's choice")
-    params = {
-        "pass_cards": rules.passing, "no_pts_on_first_trick": not rules.points_on_first_trick,
-        "must_break_hearts": not rules.no_breaking, "qs_breaks_hearts": rules.queen_breaks_hearts,
-        "jd_bonus": rules.omnibus, "can_lead_any_club": False,
-        "can_lead_hearts_instead_of_qs": False, "avoid_all_tricks_bonus": False,
-    }
-    return "hearts(" + ",".join(f"{k}={str(v).lower()}" for k, v in params.items()) + ")"
 
 
 class IsmctsPlayer:
@@ -58,7 +38,6 @@ class IsmctsPlayer:
     faces the shooter's choice: OpenSpiel has none)."""
 
     name = ISMCTS
-    _games: dict[str, Any] = {}
 
     def __init__(self, simulations: int = 1000) -> None:
         self.simulations = simulations
@@ -72,35 +51,18 @@ class IsmctsPlayer:
 
         if game.phase is not Phase.PLAY:
             return self.medium.decide(game.view(seat), rng)
-        import pyspiel
+        import pyspiel  # type: ignore[import-not-found]
 
-        text = openspiel_game_string(game.rules)
-        os_game = self._games.get(text)
-        if os_game is None:
-            os_game = self._games[text] = pyspiel.load_game(text)
-        state = os_game.new_initial_state()
-        state.apply_action(_OS_DIRECTION[game.pass_direction])
-        by_seat = [sorted(CARD_TO_ACTION[c] for c in cards_of(h)) for h in game.dealt]
-        for k in range(52):
-            state.apply_action(by_seat[k % 4][k // 4])
-        if game.pass_direction is not PassDirection.NONE:
-            for s in range(4):
-                for a in sorted(CARD_TO_ACTION[c] for c in cards_of(game.passes[s] or 0)):
-                    state.apply_action(a)
-        for t in game.tricks:
-            for c in t.cards:
-                state.apply_action(CARD_TO_ACTION[c])
-        for c in game.trick:
-            state.apply_action(CARD_TO_ACTION[c])
-        if state.current_player() != seat:
+        state = openspiel.state_of(game)
+        if state.current_player() != openspiel.os_player(seat):
             raise RuntimeError(f"OpenSpiel mirror out of step: its player {state.current_player()}, ours {seat}")
-        legal = {ACTION_TO_CARD[a] for a in state.legal_actions()}
+        legal = {openspiel.action_to_card(a) for a in state.legal_actions()}
         if legal != set(game.legal_cards()):
             raise RuntimeError("OpenSpiel mirror disagrees on the legal cards")
         seed = rng.randrange(1 << 31)
         bot = pyspiel.ISMCTSBot(seed, pyspiel.RandomRolloutEvaluator(1, seed), 10.0, self.simulations, -1,
                                 pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
-        return PlayMove(seat, ACTION_TO_CARD[bot.step(state)])
+        return PlayMove(seat, openspiel.action_to_card(bot.step(state)))
 
 
 def make_player(kind: str, hard_budget: int | None, ismcts_sims: int) -> BaseBot | IsmctsPlayer:
@@ -298,7 +260,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         p.error(f"unknown seat type(s) {', '.join(bad)}; choose from {', '.join(SEAT_TYPES)}")
     if ISMCTS in seats:
         try:
-            openspiel_game_string(rules)
+            openspiel.game_string(rules)
         except ValueError as exc:
             p.error(str(exc))
     cfg = {"rules": rules, "seats": seats, "seed": args.seed, "hard_budget": args.hard_budget,

@@ -30,10 +30,7 @@ from collections.abc import Callable
 import pytest
 
 from engine.cards import CARDS, Card, CardSet, cards_of
-from engine.rules import PassDirection, Rules
-from engine.state import Game, Phase
-
-from .openspiel_bridge import (
+from engine.openspiel import (
     CARD_TO_ACTION,
     action_to_card,
     card_to_action,
@@ -47,6 +44,8 @@ from .openspiel_bridge import (
     points_from_returns,
     state_of,
 )
+from engine.rules import PassDirection, Rules
+from engine.state import Game, Phase
 
 ROUNDS_PER_GAME = 4
 UNREACHABLE = 10_000

@@ -1,6 +1,8 @@
 """Translation between our engine and OpenSpiel's ``hearts`` (open-spiel 2.0.2).
 
-Used by the differential test and meant for the arena's OpenSpiel seats too.
+Used by the differential test (tests/engine/test_openspiel.py) and by the arena's
+``ismcts`` seat.  ``pyspiel`` (the ``test`` extra) is imported only when a game is
+loaded, so the engine itself stays standard-library only.
 
 Cards: ours are ``suit * 13 + rank`` with suits C, D, S, H; OpenSpiel's actions are
 ``rank * 4 + suit`` with suits C, D, H, S (rank 0 = two in both).
@@ -20,11 +22,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-import pyspiel
-
-from engine.cards import CARDS, Card, cards_of
-from engine.rules import PassDirection, Rules
-from engine.state import Game
+from .cards import CARDS, Card, cards_of
+from .rules import PassDirection, Rules
+from .state import Game
 
 PLAYERS = 4
 
@@ -111,8 +111,17 @@ def game_string(rules: Rules) -> str:
     return f"hearts({inner})"
 
 
+_LOADED: dict[str, Any] = {}
+
+
 def load_game(rules: Rules) -> Any:
-    return pyspiel.load_game(game_string(rules))
+    """OpenSpiel's game for ``rules`` (loaded once per option string)."""
+    import pyspiel  # type: ignore[import-not-found]
+
+    text = game_string(rules)
+    if text not in _LOADED:
+        _LOADED[text] = pyspiel.load_game(text)
+    return _LOADED[text]
 
 
 def deal_actions(hands: Sequence[int]) -> list[int]:
