@@ -16,7 +16,8 @@ from .errors import (
 from .moves import MoonMove, Move, NextRound, PassMove, PlayMove, parse_move
 from .persist import SCHEMA_VERSION, dumps, game_from_dict, game_to_dict, loads
 from .rules import PRESETS, STANDARD, PassDirection, Rules, RulesError
-from .state import Game, Phase, Trick
+from .state import Game
+from .values import Phase, Trick
 from .view import PlayerView
 
 __all__ = [

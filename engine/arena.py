@@ -27,7 +27,8 @@ from typing import Any
 from . import openspiel
 from .bots import BOTS, BaseBot, EasyBot, HardBot, MediumBot
 from .rules import PRESETS, Rules
-from .state import Game, Phase
+from .state import Game
+from .values import Phase
 
 ISMCTS = "ismcts"
 SEAT_TYPES = (*BOTS, ISMCTS)

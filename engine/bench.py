@@ -27,7 +27,8 @@ from collections.abc import Callable
 
 from .cards import CardSet, cards_of
 from .rules import STANDARD
-from .state import Game, Phase
+from .state import Game
+from .values import Phase
 
 
 def engine_round(rng: random.Random, seed: int) -> None:

@@ -10,9 +10,7 @@ import random
 import secrets
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from enum import Enum
 from itertools import combinations
-from typing import NamedTuple
 
 from . import events as ev
 from .cards import (
@@ -33,31 +31,11 @@ from .cards import (
 from .errors import IllegalMoveError, NotYourTurnError, WrongPhaseError
 from .moves import MoonMove, Move, NextRound, PassMove, PlayMove
 from .rules import STANDARD, PassDirection, Rules
+from .values import Phase, Trick
+from .view import PlayerView
 
 PASS_SIZE = 3
 _BITS = tuple(1 << c for c in range(52))
-
-
-class Phase(Enum):
-    PASS = "pass"
-    PLAY = "play"
-    MOON_CHOICE = "moon_choice"
-    ROUND_OVER = "round_over"
-    GAME_OVER = "game_over"
-
-
-class Trick(NamedTuple):
-    """A finished trick. ``winner`` is ``None`` for a cancelled trick (Cancellation)."""
-
-    number: int
-    leader: int
-    cards: tuple[Card, ...]
-    winner: int | None
-    points: int
-    carried: tuple[Card, ...] = ()
-
-    def seat_of(self, position: int, players: int) -> int:
-        return (self.leader + position) % players
 
 
 def _as_mask(cards: CardSet | Iterable[Card | str | int] | str) -> int:
@@ -554,10 +532,64 @@ class Game:
     def hand(self, seat: int) -> CardSet:
         return CardSet.from_mask(self.hands[seat])
 
-    def view(self, seat: int):  # type: ignore[no-untyped-def]
-        """What ``seat`` may know: see :class:`engine.view.PlayerView`."""
-        from .view import PlayerView
-        return PlayerView.of(self, seat)
+    def view(self, seat: int) -> PlayerView:
+        """What ``seat`` may know (see :class:`engine.view.PlayerView`): its own hand, the
+        public record of the round, and what a careful player works out from them."""
+        self._check_seat(seat)
+        n = self.players
+        rules = self.rules
+        exchanged = self.phase is not Phase.PASS and self.pass_direction is not PassDirection.NONE
+        my_pass = self.passes[seat]
+        d = self.pass_direction
+        target = d.target(seat, n) if d is not PassDirection.NONE else None
+        source = d.source(seat, n) if d is not PassDirection.NONE else None
+        deck = 0
+        for c in rules.deck:
+            deck = add_card(deck, c)
+        seen = self.hands[seat]
+        still_held = my_pass if (my_pass is not None and exchanged) else 0
+        played_tricks = list(self.tricks)
+        for t in played_tricks:
+            for i, c in enumerate(t.cards):
+                seen = add_card(seen, c)
+                if still_held and t.seat_of(i, n) == target and still_held >> c & 1:
+                    still_held = remove_card(still_held, c)
+        if self.trick:
+            for i, c in enumerate(self.trick):
+                seen = add_card(seen, c)
+                if still_held and (self.leader + i) % n == target and still_held >> c & 1:  # type: ignore[operator]
+                    still_held = remove_card(still_held, c)
+        unseen = multiset_sub(multiset_sub(deck, seen), still_held)
+        if my_pass is not None and not exchanged:
+            # chosen but not yet exchanged: the cards are still in our own hand
+            unseen = multiset_sub(deck, seen)
+        in_play_count = sum(h.bit_count() for h in self.dealt)
+        moon = self.moon_value
+        if in_play_count < len(rules.deck) and self.phase in (Phase.PASS, Phase.PLAY):
+            moon = rules.moon_value * rules.decks
+        return PlayerView(
+            seat=seat, rules=rules, phase=self.phase, round_index=self.round_index,
+            dealer=self.dealer, pass_direction=d,
+            hand=CardSet.from_mask(self.hands[seat]),
+            passed=None if my_pass is None else CardSet.from_mask(my_pass),
+            pass_target=target,
+            received=CardSet.from_mask(self.received[seat]) if exchanged else None,
+            received_from=source if exchanged else None,
+            passes_chosen=tuple(p is not None for p in self.passes),
+            tricks=tuple(played_tricks), trick=tuple(self.trick),
+            trick_leader=self.leader if self.phase is Phase.PLAY else None,
+            pot=tuple(self.pot), turn=self.turn if self.phase is Phase.PLAY else None,
+            legal=CardSet.from_mask(self.legal_mask if self.turn == seat else 0),
+            first_lead=self.first_lead,
+            hearts_broken=self.hearts_broken,
+            hand_sizes=tuple(h.bit_count() for h in self.hands),
+            taken_points=tuple(self.taken_points), totals=tuple(self.totals),
+            round_points=tuple(self.round_points), shooters=tuple(self.shooters),
+            voids=tuple(frozenset(Suit(s) for s in range(4) if v >> s & 1) for v in self.voids),
+            unseen=CardSet.from_mask(unseen), passed_still_held=CardSet.from_mask(still_held),
+            moon_value=moon, pending_shooter=self.pending_shooter,
+            winner=self.winner, set_aside=len(rules.deck) - in_play_count,
+        )
 
     def __repr__(self) -> str:
         return (f"<Game seed={self.seed!r} round={self.round_index} phase={self.phase.value} "

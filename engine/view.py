@@ -1,22 +1,27 @@
 """PlayerView: everything one seat may know, and nothing else.
 
-Computer players and the page receive only this.  It is built from the true state
-by :meth:`PlayerView.of`, which copies the seat's own hand and the public record of
-the game (tricks, scores) and derives what a careful player would work out from it
-(voids, unseen cards) — never another seat's cards.
+Computer players and the page receive only this.  The true state builds it
+(:meth:`engine.state.Game.view`, also reached as :meth:`PlayerView.of`) by copying the
+seat's own hand and the public record of the game (tricks, scores) and deriving what a
+careful player would work out from it (voids, unseen cards) — never another seat's cards.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
-from .cards import Card, CardSet, Suit, add_card, multiset_sub, remove_card
+from .cards import Card, CardSet, Suit, add_card
 from .rules import PassDirection, Rules
-from .state import Phase, Trick
+from .values import Phase, Trick
 
-if TYPE_CHECKING:
-    from .state import Game
+
+class SeesSeats(Protocol):
+    """Anything that can tell one seat what it may know: the referee's
+    :class:`~engine.state.Game` (named structurally, so this module never imports the
+    true state)."""
+
+    def view(self, seat: int) -> PlayerView: ...
 
 
 @dataclass(frozen=True)
@@ -111,63 +116,9 @@ class PlayerView:
                 "subtract": tuple(p - 2 * v if i == s else p for i, p in enumerate(tp))}
 
     @classmethod
-    def of(cls, game: Game, seat: int) -> PlayerView:
-        n = game.players
-        if not 0 <= seat < n:
-            raise ValueError(f"no seat {seat} at a {n}-player table")
-        rules = game.rules
-        exchanged = game.phase is not Phase.PASS and game.pass_direction is not PassDirection.NONE
-        my_pass = game.passes[seat]
-        d = game.pass_direction
-        target = d.target(seat, n) if d is not PassDirection.NONE else None
-        source = d.source(seat, n) if d is not PassDirection.NONE else None
-        deck = 0
-        for c in rules.deck:
-            deck = add_card(deck, c)
-        seen = game.hands[seat]
-        still_held = my_pass if (my_pass is not None and exchanged) else 0
-        played_tricks = list(game.tricks)
-        for t in played_tricks:
-            for i, c in enumerate(t.cards):
-                seen = add_card(seen, c)
-                if still_held and t.seat_of(i, n) == target and still_held >> c & 1:
-                    still_held = remove_card(still_held, c)
-        if game.trick:
-            for i, c in enumerate(game.trick):
-                seen = add_card(seen, c)
-                if still_held and (game.leader + i) % n == target and still_held >> c & 1:  # type: ignore[operator]
-                    still_held = remove_card(still_held, c)
-        unseen = multiset_sub(multiset_sub(deck, seen), still_held)
-        if my_pass is not None and not exchanged:
-            # chosen but not yet exchanged: the cards are still in our own hand
-            unseen = multiset_sub(deck, seen)
-        in_play_count = sum(h.bit_count() for h in game.dealt)
-        moon = game.moon_value
-        if in_play_count < len(rules.deck) and game.phase in (Phase.PASS, Phase.PLAY):
-            moon = rules.moon_value * rules.decks
-        return cls(
-            seat=seat, rules=rules, phase=game.phase, round_index=game.round_index,
-            dealer=game.dealer, pass_direction=d,
-            hand=CardSet.from_mask(game.hands[seat]),
-            passed=None if my_pass is None else CardSet.from_mask(my_pass),
-            pass_target=target,
-            received=CardSet.from_mask(game.received[seat]) if exchanged else None,
-            received_from=source if exchanged else None,
-            passes_chosen=tuple(p is not None for p in game.passes),
-            tricks=tuple(played_tricks), trick=tuple(game.trick),
-            trick_leader=game.leader if game.phase is Phase.PLAY else None,
-            pot=tuple(game.pot), turn=game.turn if game.phase is Phase.PLAY else None,
-            legal=CardSet.from_mask(game.legal_mask if game.turn == seat else 0),
-            first_lead=game.first_lead,
-            hearts_broken=game.hearts_broken,
-            hand_sizes=tuple(h.bit_count() for h in game.hands),
-            taken_points=tuple(game.taken_points), totals=tuple(game.totals),
-            round_points=tuple(game.round_points), shooters=tuple(game.shooters),
-            voids=tuple(frozenset(Suit(s) for s in range(4) if v >> s & 1) for v in game.voids),
-            unseen=CardSet.from_mask(unseen), passed_still_held=CardSet.from_mask(still_held),
-            moon_value=moon, pending_shooter=game.pending_shooter,
-            winner=game.winner, set_aside=len(rules.deck) - in_play_count,
-        )
+    def of(cls, game: SeesSeats, seat: int) -> PlayerView:
+        """What ``seat`` may know of ``game``: the same as ``game.view(seat)``."""
+        return game.view(seat)
 
     def to_dict(self) -> dict[str, Any]:
         """A JSON-ready form (card codes as strings)."""

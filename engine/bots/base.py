@@ -12,6 +12,7 @@ from typing import Protocol, runtime_checkable
 
 from ..cards import LOW, Card, CardSet
 from ..moves import MoonMove, Move, PassMove, PlayMove
+from ..values import Phase
 from ..view import PlayerView
 from .policy import moon_subtract
 from .sim import SimRound
@@ -34,12 +35,12 @@ class Bot(Protocol):
         ...
 
 
-def check_view(view: object, phase: str | None = None) -> PlayerView:
+def check_view(view: object, phase: Phase | None = None) -> PlayerView:
     """Refuse anything but a PlayerView: a bot must never be handed the true state."""
     if not isinstance(view, PlayerView):
         raise TypeError(f"a computer player decides from a PlayerView, not {type(view).__name__}")
-    if phase is not None and view.phase.value != phase:
-        raise ValueError(f"asked for a {phase} decision in the {view.phase.value} phase")
+    if phase is not None and view.phase is not phase:
+        raise ValueError(f"asked for a {phase.value} decision in the {view.phase.value} phase")
     return view
 
 
@@ -55,21 +56,21 @@ class BaseBot:
         raise NotImplementedError
 
     def choose_moon(self, view: PlayerView, rng: random.Random) -> bool:
-        check_view(view, "moon_choice")
+        check_view(view, Phase.MOON_CHOICE)
         shooter = view.pending_shooter if view.pending_shooter is not None else view.seat
         return moon_subtract(view.totals, shooter, view.moon_value, view.rules.target_score)
 
     def decide(self, view: PlayerView, rng: random.Random) -> Move:
         """The move this seat makes now (pass, play or moon choice)."""
         check_view(view)
-        phase = view.phase.value
-        if phase == "pass":
+        phase = view.phase
+        if phase is Phase.PASS:
             return PassMove(view.seat, self.choose_pass(view, rng))
-        if phase == "play":
+        if phase is Phase.PLAY:
             return PlayMove(view.seat, self.choose_play(view, rng))
-        if phase == "moon_choice":
+        if phase is Phase.MOON_CHOICE:
             return MoonMove(view.seat, self.choose_moon(view, rng))
-        raise ValueError(f"nothing for a player to decide in the {phase} phase")
+        raise ValueError(f"nothing for a player to decide in the {phase.value} phase")
 
 
 def view_round(view: PlayerView) -> SimRound:

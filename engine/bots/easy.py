@@ -10,6 +10,7 @@ from __future__ import annotations
 import random
 
 from ..cards import HEARTS, LOW, QUEEN_OF_SPADES, SUIT_MASK, Card, CardSet, add_card, cards_of, iter_cards
+from ..values import Phase
 from ..view import PlayerView
 from .base import BaseBot, check_view
 
@@ -18,7 +19,7 @@ class EasyBot(BaseBot):
     name = "easy"
 
     def choose_pass(self, view: PlayerView, rng: random.Random) -> CardSet:
-        check_view(view, "pass")
+        check_view(view, Phase.PASS)
         ranked = sorted(iter_cards(view.hand.mask), key=lambda c: (c % 13, rng.random()), reverse=True)
         m = 0
         for c in ranked[:3]:
@@ -26,7 +27,7 @@ class EasyBot(BaseBot):
         return CardSet.from_mask(m)
 
     def choose_play(self, view: PlayerView, rng: random.Random) -> Card:
-        check_view(view, "play")
+        check_view(view, Phase.PLAY)
         legal = view.legal.mask & LOW
         cards = cards_of(legal)
         if not cards:

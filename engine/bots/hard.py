@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from ..cards import CARDS, LOW, Card, CardSet, multiset_add, multiset_sub
+from ..values import Phase
 from ..view import PlayerView
 from .base import BaseBot, check_view
 from .policy import choose_card, choose_pass_mask, moon_subtract, pass_candidates
@@ -92,7 +93,7 @@ class HardBot(BaseBot):
     def choose_pass(self, view: PlayerView, rng: random.Random) -> CardSet:
         """Simulate the round after each of a few promising passes (the others passing and
         playing as careful players) and keep the pass that does best."""
-        check_view(view, "pass")
+        check_view(view, Phase.PASS)
         rules = view.rules
         direction = view.pass_direction
         cands = pass_candidates(view.hand.mask, rules, direction)
@@ -125,7 +126,7 @@ class HardBot(BaseBot):
         return CardSet.from_mask(cands[best])
 
     def choose_play(self, view: PlayerView, rng: random.Random) -> Card:
-        check_view(view, "play")
+        check_view(view, Phase.PLAY)
         legal = view.legal.mask & LOW
         if not legal:
             raise ValueError("it is not this seat's turn to play")

@@ -5,12 +5,11 @@ from __future__ import annotations
 import random
 from collections import Counter
 
-from engine import Game, Rules
+from engine import Game, Phase, Rules
 from engine.bots import BaseBot
 from engine.bots.medium import MediumBot
 from engine.cards import iter_cards
 from engine.errors import IllegalMoveError
-from engine.state import Phase
 
 VARIANTS: dict[str, Rules] = {
     "standard": Rules(),

@@ -11,12 +11,11 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import engine.bots
-from engine import Game, Rules
+from engine import Game, Phase, Rules
 from engine.bots import BOTS, BaseBot, get_bot
 from engine.bots.hard import HardBot
 from engine.cards import CardSet, multiset_sub
 from engine.moves import PassMove, PlayMove
-from engine.state import Phase
 
 from .helpers import VARIANTS, Recorder, redeal
 

@@ -6,10 +6,9 @@ import random
 
 import pytest
 
-from engine import Game
+from engine import Game, Phase
 from engine.bots.sim import SimRound
 from engine.cards import LOW, cards_of, iter_cards
-from engine.state import Phase
 
 from .helpers import VARIANTS
 

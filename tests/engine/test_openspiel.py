@@ -29,6 +29,7 @@ from collections.abc import Callable
 
 import pytest
 
+from engine import Game, Phase
 from engine.cards import CARDS, Card, CardSet, cards_of
 from engine.openspiel import (
     CARD_TO_ACTION,
@@ -45,7 +46,6 @@ from engine.openspiel import (
     state_of,
 )
 from engine.rules import PassDirection, Rules
-from engine.state import Game, Phase
 
 ROUNDS_PER_GAME = 4
 UNREACHABLE = 10_000

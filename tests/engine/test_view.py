@@ -203,3 +203,19 @@ def test_view_of_a_seat_not_at_the_table_is_refused() -> None:
     g = game_with(NO_PASS, *PLAIN)
     with pytest.raises(ValueError, match="no seat 4 at a 4-player table"):
         g.view(4)
+
+
+def test_the_view_module_never_imports_the_true_state() -> None:
+    """view.py and state.py used to import each other; the shared values live in
+    engine.values, and the view names the game only structurally."""
+    import ast
+    from pathlib import Path
+
+    import engine.view
+
+    tree = ast.parse(Path(engine.view.__file__).read_text())
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom):
+            assert node.module not in ("state", "engine.state"), node.module
+        if isinstance(node, ast.Import):
+            assert all(a.name != "engine.state" for a in node.names)
