@@ -9,23 +9,24 @@ ended, count it in the player's records.  Routes call these and render the resul
 from __future__ import annotations
 
 import logging
-import random
 import threading
 import uuid
 from collections import OrderedDict
 from collections.abc import Callable
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 
 from sqlalchemy import bindparam, exists, update
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
-from engine import Card, CardSet, Game, Phase, PlayerView, Rules, dumps, loads
+from engine import Card, CardSet, Game, PlayerView, Rules, dumps, loads
 from engine import events as ev
-from engine.errors import HeartsError, IllegalMoveError
+from engine.bots import get_bot
+from engine.errors import IllegalMoveError
 from engine.moves import MoonMove, Move, NextRound, PassMove, PlayMove, parse_move
+from engine.referee import computer_turns
 
-from .bots import as_cards, as_subtract, get_bot
 from .models import DIFFICULTIES, GameRecord, Player, Record, utcnow
 from .thinking import POOLED
 
@@ -33,6 +34,7 @@ log = logging.getLogger(__name__)
 
 PERSON = 0
 """The person always sits in seat 0 (South); seats 1.. are computer players."""
+PEOPLE = frozenset({PERSON})
 
 
 class GameNotFoundError(LookupError):
@@ -352,38 +354,7 @@ def _bots(session: Session, game: Game, difficulty: str) -> list[Step]:
     return steps
 
 
-def run_bots(game: Game, difficulty: str) -> list[Step]:
-    """Let the computer players act until the person must act or the round is over."""
-    bot = get_bot(difficulty)
-    steps: list[Step] = []
-    while True:
-        seats = [s for s in game.to_act if s != PERSON]
-        if not seats or (game.phase is not Phase.PASS and PERSON in game.to_act):
-            return steps
-        seat = seats[0]
-        view = PlayerView.of(game, seat)
-        rng = random.Random(f"{game.seed}/bot/{game.move_count}")
-        move = _bot_move(bot, game, view, rng)
-        events = game.apply(move)
-        steps.append(Step(move, tuple(events), PlayerView.of(game, PERSON)))
-
-
-def _bot_move(bot: object, game: Game, view: PlayerView, rng: random.Random) -> Move:
-    seat = view.seat
-    try:
-        if game.phase is Phase.PASS:
-            move: Move = PassMove(seat, as_cards(bot.choose_pass(view, rng)))  # type: ignore[attr-defined]
-        elif game.phase is Phase.PLAY:
-            move = PlayMove(seat, Card(bot.choose_play(view, rng)))  # type: ignore[attr-defined]
-        else:
-            move = MoonMove(seat, as_subtract(bot.choose_moon(view, rng)))  # type: ignore[attr-defined]
-        if _pass_ok(game, move) if isinstance(move, PassMove) else move in game.legal_moves(seat):
-            return move
-        log.error("computer player %r chose an illegal move %s; playing a legal one instead", bot, move.code())
-    except (HeartsError, ValueError, TypeError, KeyError, AttributeError):
-        log.exception("computer player %r failed; playing a legal move instead", bot)
-    return rng.choice(game.legal_moves(seat))
-
-
-def _pass_ok(game: Game, move: PassMove) -> bool:
-    return len(move.cards) == 3 and move.cards <= game.hand(move.seat)
+def run_bots(game: Game, difficulty: str, people: AbstractSet[int] = PEOPLE) -> list[Step]:
+    """Let the computer players act until a person must act or the round is over."""
+    return [Step(step.move, step.events, PlayerView.of(game, PERSON))
+            for step in computer_turns(game, get_bot(difficulty), people)]

@@ -21,8 +21,13 @@ import logging
 import multiprocessing
 import os
 import threading
+from collections.abc import Set as AbstractSet
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+
+from engine import loads
+from engine.bots import get_bot
+from engine.referee import computer_turns
 
 log = logging.getLogger(__name__)
 
@@ -43,14 +48,11 @@ def _lower_priority() -> None:
         pass
 
 
-def think(record: str, difficulty: str) -> list[str]:
-    """In a worker: the computer players' moves, as codes, from this saved game on."""
-    from engine import loads
-
-    from .services import run_bots
-
+def think(record: str, difficulty: str, people: AbstractSet[int]) -> list[str]:
+    """In a worker: the computer players' moves, as codes, from this saved game on until
+    one of the ``people`` must act (the same loop as in the web process)."""
     game = loads(record)
-    return [step.move.code() for step in run_bots(game, difficulty)]
+    return [step.move.code() for step in computer_turns(game, get_bot(difficulty), people)]
 
 
 class Thinker:
@@ -75,9 +77,11 @@ class Thinker:
                                                  initializer=_lower_priority)
             return self._pool
 
-    def moves(self, record: str, difficulty: str) -> list[str] | None:
-        """The computer players' move codes, or None when the pool did not answer in time."""
-        future: Future[list[str]] = self._executor().submit(think, record, difficulty)
+    def moves(self, record: str, difficulty: str, people: AbstractSet[int] = frozenset({0})) -> list[str] | None:
+        """The computer players' move codes until one of the ``people`` (the seats of
+        persons; by default the solo table's, seat 0) must act, or None when the pool did not
+        answer in time."""
+        future: Future[list[str]] = self._executor().submit(think, record, difficulty, frozenset(people))
         try:
             return future.result(timeout=self.timeout)
         except FutureTimeout:

@@ -25,10 +25,13 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import openspiel
-from .bots import BOTS, BaseBot, EasyBot, HardBot, MediumBot
+from .bots import BOTS, EasyBot, HardBot, MediumBot
+from .moves import Move, PlayMove
+from .referee import Player, computer_turns
 from .rules import PRESETS, Rules
 from .state import Game
 from .values import Phase
+from .view import PlayerView
 
 ISMCTS = "ismcts"
 SEAT_TYPES = (*BOTS, ISMCTS)
@@ -36,24 +39,26 @@ SEAT_TYPES = (*BOTS, ISMCTS)
 
 class IsmctsPlayer:
     """OpenSpiel's IS-MCTS for the play phase, Medium's habits for the pass (and it never
-    faces the shooter's choice: OpenSpiel has none)."""
+    faces the shooter's choice: OpenSpiel has none).
+
+    Unlike our computer players it is bound to the arena's :class:`Game`, which it mirrors
+    into OpenSpiel; the OpenSpiel state reveals to IS-MCTS only what its own rules do (the
+    bot searches over determinisations of the hidden cards itself)."""
 
     name = ISMCTS
 
-    def __init__(self, simulations: int = 1000) -> None:
+    def __init__(self, game: Game, simulations: int = 1000) -> None:
+        self.game = game
         self.simulations = simulations
         self.medium = MediumBot()
 
-    def decide_in(self, game: Game, seat: int, rng: random.Random) -> Any:
-        """The move for ``seat``; the arena passes the Game because this seat mirrors it
-        into OpenSpiel (the OpenSpiel state holds only what its own rules reveal to IS-MCTS:
-        the bot searches over determinisations of the hidden cards itself)."""
-        from .moves import PlayMove
-
-        if game.phase is not Phase.PLAY:
-            return self.medium.decide(game.view(seat), rng)
+    def decide(self, view: PlayerView, rng: random.Random) -> Move:
+        if view.phase is not Phase.PLAY:
+            return self.medium.decide(view, rng)
         import pyspiel  # type: ignore[import-not-found]
 
+        game = self.game
+        seat = view.seat
         state = openspiel.state_of(game)
         if state.current_player() != openspiel.os_player(seat):
             raise RuntimeError(f"OpenSpiel mirror out of step: its player {state.current_player()}, ours {seat}")
@@ -66,9 +71,9 @@ class IsmctsPlayer:
         return PlayMove(seat, openspiel.action_to_card(bot.step(state)))
 
 
-def make_player(kind: str, hard_budget: int | None, ismcts_sims: int) -> BaseBot | IsmctsPlayer:
+def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int) -> Player:
     if kind == ISMCTS:
-        return IsmctsPlayer(ismcts_sims)
+        return IsmctsPlayer(game, ismcts_sims)
     if kind == "hard" and hard_budget is not None:
         return HardBot(budget=hard_budget)
     return BOTS[kind]()
@@ -87,13 +92,12 @@ def _warmed_up_game(rules: Rules, seed: int, k: int) -> Game:
     while True:
         game = Game(rules, seed=f"{seed}:{k}:{attempt}" if attempt else f"{seed}:{k}")
         easy = EasyBot()
-        rng = random.Random(f"warm-up {seed}:{k}:{attempt}")
         while game.round_index < warm and not game.is_over:
             if game.phase is Phase.ROUND_OVER:
                 game.next_round()
                 continue
-            seat = game.to_act[0]
-            game.apply(easy.decide(game.view(seat), rng))
+            for _ in computer_turns(game, easy):
+                pass
         if not game.is_over:
             return game
         attempt += 1
@@ -110,22 +114,10 @@ def play_deal(k: int) -> dict[str, Any]:
     times: dict[str, list[float]] = {}
     for rot in range(n):
         kinds = [lineup[(s - rot) % n] for s in range(n)]
-        players = [make_player(kind, cfg["hard_budget"], cfg["ismcts_sims"]) for kind in kinds]
-        rngs = [random.Random(f"{cfg['seed']}:{k}:{rot}:{s}") for s in range(n)]
-        game = Game(rules, seed=start.seed)  # the same deal again (replayed: a Game holds no copy method)
-        for move in start.moves:
-            game.apply(move)
-        ri = game.round_index
-        while game.round_index == ri and game.phase not in (Phase.ROUND_OVER, Phase.GAME_OVER):
-            seat = game.to_act[0]
-            player = players[seat]
-            t0 = time.perf_counter()
-            if isinstance(player, IsmctsPlayer):
-                move = player.decide_in(game, seat, rngs[seat])
-            else:
-                move = player.decide(game.view(seat), rngs[seat])
-            times.setdefault(kinds[seat], []).append(time.perf_counter() - t0)
-            game.apply(move)
+        game = start.copy()  # the same deal for every rotation
+        players = [make_player(kind, game, cfg["hard_budget"], cfg["ismcts_sims"]) for kind in kinds]
+        for step in computer_turns(game, dict(enumerate(players))):
+            times.setdefault(kinds[step.seat], []).append(step.seconds)
         rotations.append({"kinds": kinds, "points": list(game.round_points[-1]), "shooter": game.shooters[-1]})
     return {"deal": k, "rotations": rotations, "times": times}
 

@@ -10,6 +10,7 @@ from engine.bots import BaseBot
 from engine.bots.medium import MediumBot
 from engine.cards import iter_cards
 from engine.errors import IllegalMoveError
+from engine.referee import computer_turns
 
 VARIANTS: dict[str, Rules] = {
     "standard": Rules(),
@@ -47,16 +48,17 @@ class Recorder:
         self.game = Game(rules, seed=seed)
         self.deals: list[list[int]] = [list(self.game.dealt)]
         self.bot = bot or MediumBot()
-        self.rng = random.Random(seed)
+        self._turns = computer_turns(self.game, self.bot)
 
     def step(self) -> None:
+        """One move: a computer player's, or the next deal once a round is over."""
         g = self.game
         if g.phase is Phase.ROUND_OVER:
             g.next_round()
             self.deals.append(list(g.dealt))
+            self._turns = computer_turns(g, self.bot)
             return
-        seat = g.to_act[0]
-        g.apply(self.bot.decide(g.view(seat), self.rng))
+        next(self._turns)
 
     def advance_to_random_decision(self, rng: random.Random, max_rounds: int = 2) -> bool:
         """Play on to a random decision point (pass, play or moon choice); False if the game ended."""
