@@ -73,11 +73,6 @@ class Rank(IntEnum):
     def label(self) -> str:
         return RANK_NAMES[self]
 
-    @property
-    def face_value(self) -> int:
-        """2..10, J 11, Q 12, K 13, A 14 (used by spot hearts)."""
-        return self + 2
-
 
 _SUIT_CHARS: Final = {"C": 0, "D": 1, "S": 2, "H": 3, "♣": 0, "♦": 1, "♠": 2, "♥": 3,
                       "♧": 0, "♢": 1, "♤": 2, "♡": 3}
@@ -235,10 +230,6 @@ def iter_cards(mask: int) -> Iterator[Card]:
         yield c
         if high >> c & 1:
             yield c
-
-
-def count(mask: int) -> int:
-    return mask.bit_count()
 
 
 class CardSet:

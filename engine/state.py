@@ -187,10 +187,6 @@ class Game:
         return ()
 
     @property
-    def trick_index(self) -> int:
-        return len(self.tricks)
-
-    @property
     def first_trick(self) -> bool:
         return not self.tricks
 

@@ -14,6 +14,10 @@ from ..values import Phase
 from ..view import PlayerView
 from .base import BaseBot, check_view
 
+REMEMBERS = 0.7
+"""How often Easy remembers to duck a trick with points or to dump the Q♠ or a heart: a
+beginner who knows the idea but forgets it three times in ten."""
+
 
 class EasyBot(BaseBot):
     name = "easy"
@@ -39,11 +43,11 @@ class EasyBot(BaseBot):
             led = trick[0] // 13
             if legal & SUIT_MASK[led] == legal:
                 pen = view.rules.penalty_mask
-                if any(pen >> c & 1 for c in trick) and rng.random() < 0.7:
+                if any(pen >> c & 1 for c in trick) and rng.random() < REMEMBERS:
                     best = max(c for c in trick if c // 13 == led)
                     under = [c for c in cards if c < best]
                     return max(under) if under else min(cards)
-            elif rng.random() < 0.7:
+            elif rng.random() < REMEMBERS:
                 if legal >> QUEEN_OF_SPADES & 1:
                     return Card(QUEEN_OF_SPADES)
                 hearts = cards_of(legal & HEARTS)

@@ -10,16 +10,65 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..cards import HEARTS, JACK_OF_DIAMONDS, LOW, QUEEN_OF_SPADES, SUIT_MASK, add_card, iter_cards
+from ..cards import HEARTS, JACK_OF_DIAMONDS, LOW, QUEEN_OF_SPADES, SPADES, SUIT_MASK, Suit, add_card, iter_cards
 from ..rules import PassDirection, Rules
 from .sim import SimRound
 
 QS = int(QUEEN_OF_SPADES)
 QS_BIT = 1 << QS
 JD = int(JACK_OF_DIAMONDS)
-SPADES = SUIT_MASK[2]
 ABOVE_QS = (1 << (QS + 1)) | (1 << (QS + 2))  # K♠ and A♠
 BELOW_QS = SPADES & (QS_BIT - 1)
+SPADE = int(Suit.SPADES)
+HEART = int(Suit.HEARTS)
+"""Suit numbers as plain ints: the rollouts compare them millions of times."""
+
+MOON_THREAT_SHARE = (2, 5)
+"""A lone taker of every penalty card so far is a moon threat once it holds 2/5 of the
+moon: earlier, stopping it costs points for nothing; later, it may be too late."""
+
+# Discarding (void in the led suit): how much we want to be rid of each card, on top of
+# its rank.  The order matters, not the size: the Q♠ first, then high hearts, then a
+# spade above a queen still out (it would catch her), then high cards of short suits.
+DISCARD_QUEEN = 60
+DISCARD_HEART = 30
+DISCARD_SPADE_OVER_QUEEN = 40
+DISCARD_OMNIBUS_JACK = -60
+"""Under Omnibus the J♦ is worth −10 to whoever takes it: keep it to win it later."""
+
+# Leading: the lower the score, the better the lead.  A lead is judged by how many cards
+# still out could beat it (each worth LEAD_PER_LOWER: a card others can go under is a
+# trick we may take), then by our length in the suit.
+LEAD_PER_LOWER = 10
+LEAD_ALL_VOID = 200
+"""Everyone else is void in the suit: they would all discard their points on us."""
+LEAD_SPADES_WITH_QUEEN_DANGER = 60
+"""Leading spades while holding the Q♠ (or the K♠/A♠ with her still out) invites her onto us."""
+LEAD_HEART = 5
+LEAD_SPOT_HEART = 15
+"""Leading a heart gives points away; with spot hearts each one is worth far more."""
+
+# Passing: how much we want to be rid of each card (higher passes first).
+PASS_QUEEN_SHORT = 60
+"""With at most PASS_QUEEN_MAX_SPADES spades the Q♠ cannot be guarded: pass her."""
+PASS_QUEEN_KEEP = -50
+"""With long spades (or passing across, to a player who would learn where she is) keep her."""
+PASS_QUEEN_MAX_SPADES = 3
+PASS_HIGH_SPADE = 40
+"""The K♠/A♠ catch the queen unless we hold her with spades to guard them."""
+PASS_HIGH_SPADE_GUARDED = 10
+PASS_HIGH_SPADE_MAX_SPADES = 4
+PASS_LOW_SPADE_OFFSET = 10
+"""Low spades protect us against the queen: rank − 10 keeps them below every other card."""
+PASS_HEART_PER_RANK = 3
+PASS_HEART_OFFSET = -6
+PASS_SPOT_HEART = 8
+"""With spot hearts a high heart is worth its face value: even more to be rid of."""
+PASS_PER_RANK = 2
+PASS_SHORT_SUIT = 6
+"""Per card fewer than four in a short side suit: passing it works towards a void."""
+PASS_LONG_SUIT = -4
+PASS_OMNIBUS_JACK = -40
 
 
 def _low(m: int) -> int:
@@ -46,7 +95,8 @@ def moon_threat(st: SimRound, me: int) -> int:
             holder = s
     if holder < 0 or holder == me:
         return -1
-    if st.pen_points[holder] * 5 >= st.moon_value * 2:  # 40% of the moon taken alone
+    num, den = MOON_THREAT_SHARE
+    if st.pen_points[holder] * den >= st.moon_value * num:
         return holder
     return -1
 
@@ -98,21 +148,21 @@ def choose_card(st: SimRound) -> int:
     if legal & SUIT_MASK[led] == legal:  # following suit
         below = legal & ((1 << best) - 1)
         above = legal & ~below
-        if threat >= 0 and st.best_seat == threat and (has_pen or led == 3) and above:
+        if threat >= 0 and st.best_seat == threat and (has_pen or led == HEART) and above:
             # stop the moon: take this trick (and its heart) from the shooter
             return _low(above) if last else _high(above)
         if not has_pen:
             if last:
-                pick = legal & ~QS_BIT if led == 2 else legal
+                pick = legal & ~QS_BIT if led == SPADE else legal
                 if pick:
-                    if t.spot and led == 3:
+                    if t.spot and led == HEART:
                         return _low(pick)
                     return _high(pick)
             if below:
                 return _high(below)
             # we win it whatever we play: get rid of the highest (not the queen)
             pick = above & ~QS_BIT
-            if pick and not (led == 2 and qs_out and not last and pick & ABOVE_QS and pick & BELOW_QS):
+            if pick and not (led == SPADE and qs_out and not last and pick & ABOVE_QS and pick & BELOW_QS):
                 return _high(pick)
             if pick:
                 return _high(pick & BELOW_QS) if pick & BELOW_QS else _high(pick)
@@ -121,7 +171,7 @@ def choose_card(st: SimRound) -> int:
             return _high(below)
         pick = above & ~QS_BIT or above
         if last:
-            return _low(pick) if t.spot and led == 3 else _high(pick)
+            return _low(pick) if t.spot and led == HEART else _high(pick)
         return _low(pick)
     # void in the led suit: discard
     if threat >= 0 and st.best_seat == threat:
@@ -146,14 +196,14 @@ def _discard_plain(st: SimRound, legal: int, hand: int, qs_out: bool) -> int:
         suit = c // 13
         rank = c % 13
         v = rank * 2 - _count(hand & SUIT_MASK[suit])
-        if suit == 2 and qs_out and c > QS:
-            v += 40
-        if suit == 3:
-            v += 30
+        if suit == SPADE and qs_out and c > QS:
+            v += DISCARD_SPADE_OVER_QUEEN
+        if suit == HEART:
+            v += DISCARD_HEART
         if c == QS:
-            v += 60
+            v += DISCARD_QUEEN
         if omnibus and c == JD:
-            v -= 60
+            v += DISCARD_OMNIBUS_JACK
         if v > best_v:
             best_v = v
             best_c = c
@@ -173,16 +223,16 @@ def _lead(st: SimRound, legal: int, hand: int, out: int, qs_out: bool, threat: i
             continue
         theirs = out & SUIT_MASK[suit]
         c = _low(mine)
-        if threat >= 0 and suit == 3:
+        if threat >= 0 and suit == HEART:
             c = _high(mine)  # a high heart may win a trick the shooter needed
         lower = _count(theirs & ((1 << c) - 1))
-        v = lower * 10 + _count(hand & SUIT_MASK[suit])
+        v = lower * LEAD_PER_LOWER + _count(hand & SUIT_MASK[suit])
         if not theirs:
-            v += 200  # everyone else is void: they would all discard on us
-        if suit == 2 and (hand & QS_BIT or (qs_out and hand & ABOVE_QS)):
-            v += 60
-        if suit == 3:
-            v += 15 if st.t.spot else 5
+            v += LEAD_ALL_VOID
+        if suit == SPADE and (hand & QS_BIT or (qs_out and hand & ABOVE_QS)):
+            v += LEAD_SPADES_WITH_QUEEN_DANGER
+        if suit == HEART:
+            v += LEAD_SPOT_HEART if st.t.spot else LEAD_HEART
         if v < best_v:
             best_v = v
             best_c = c
@@ -224,20 +274,23 @@ def card_scores(hand: int, rules: Rules, direction: PassDirection) -> list[tuple
     for c in iter_cards(low):
         suit = c // 13
         rank = c % 13
-        if suit == 3:
-            v = rank * 3 + (8 if rules.spot_hearts else 0) - 6
+        if suit == HEART:
+            v = rank * PASS_HEART_PER_RANK + (PASS_SPOT_HEART if rules.spot_hearts else 0) + PASS_HEART_OFFSET
         elif c == QS:
-            v = 60 if spades <= 3 and not across else -50
-        elif suit == 2:
+            v = PASS_QUEEN_SHORT if spades <= PASS_QUEEN_MAX_SPADES and not across else PASS_QUEEN_KEEP
+        elif suit == SPADE:
             if c > QS:
-                v = 40 if spades <= 4 or not has_qs else 10
+                v = PASS_HIGH_SPADE if spades <= PASS_HIGH_SPADE_MAX_SPADES or not has_qs else PASS_HIGH_SPADE_GUARDED
             else:
-                v = rank - 10
+                v = rank - PASS_LOW_SPADE_OFFSET
         else:
             n_suit = _count(low & SUIT_MASK[suit]) + _count(high & SUIT_MASK[suit])
-            v = rank * 2 + (4 - n_suit) * 6 if n_suit <= 3 else rank * 2 - 4
+            if n_suit <= 3:
+                v = rank * PASS_PER_RANK + (4 - n_suit) * PASS_SHORT_SUIT
+            else:
+                v = rank * PASS_PER_RANK + PASS_LONG_SUIT
             if rules.omnibus and c == JD:
-                v = -40
+                v = PASS_OMNIBUS_JACK
         out.append((v, c))
     return out
 

@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import random
 
-from ..cards import add_card, iter_cards
+from ..cards import iter_cards
 from ..view import PlayerView
+from .sim import add_to
 
 
 class DealSampler:
@@ -97,7 +98,7 @@ class DealSampler:
             for s in range(n):
                 k = room[s]
                 for c in cards[i:i + k]:
-                    hands[s] = add_card(hands[s], c) if double else hands[s] | 1 << c
+                    hands[s] = add_to(hands[s], c, double)
                 i += k
             return hands
         for _ in range(3):  # quick tries without the Hall check; dead ends are rare
@@ -129,7 +130,7 @@ class DealSampler:
                         break
                 room[s] -= 1
                 if s < n:
-                    hands[s] = add_card(hands[s], c) if double else hands[s] | 1 << c
+                    hands[s] = add_to(hands[s], c, double)
         return hands
 
     def _checked(self, rng: random.Random) -> list[int]:
@@ -158,5 +159,5 @@ class DealSampler:
                     room[s] += 1
                     options.remove(s)
                 if s < n:
-                    hands[s] = add_card(hands[s], c) if double else hands[s] | 1 << c
+                    hands[s] = add_to(hands[s], c, double)
         return hands

@@ -374,4 +374,5 @@ def _bits(mask: int) -> list[int]:
 
 
 def add_to(mask: int, card: int, double: bool) -> int:
+    """``mask`` with one more copy of ``card`` (a second copy only with two decks)."""
     return add_card(mask, card) if double else mask | 1 << card
