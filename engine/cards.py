@@ -93,7 +93,7 @@ class Card(int):
             return parse_card(value)
         if isinstance(value, Card):
             return value
-        if isinstance(value, int) and 0 <= value < 52:
+        if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 52:
             return CARDS[value]
         raise ValueError(f"not a card index: {value!r}")
 
@@ -243,6 +243,8 @@ class CardSet:
     mask: int
 
     def __init__(self, cards: int | str | Iterable[Card | str | int] = 0) -> None:
+        if isinstance(cards, bool):
+            raise ValueError(f"not a card mask: {cards!r}")
         if isinstance(cards, int):
             if cards < 0 or cards >> 104:
                 raise ValueError("card mask out of range")

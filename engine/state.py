@@ -221,6 +221,8 @@ class Game:
     def legal_moves(self, seat: int | None = None) -> list[Move]:
         """Every legal move of ``seat`` (default: the seat to act; for passing, every
         3-card choice of that seat)."""
+        if seat is not None:
+            self._check_seat(seat)
         if self.phase is Phase.PLAY:
             if seat is not None and seat != self.turn:
                 return []
@@ -257,6 +259,7 @@ class Game:
         raise TypeError(f"not a move: {move!r}")
 
     def _check_seat(self, seat: int) -> None:
+        # type(), not isinstance(): a bool is an int, and True would pass as seat 1
         if type(seat) is not int or not 0 <= seat < self.players:
             raise IllegalMoveError(f"no seat {seat!r} at a {self.players}-player table", "bad_seat")
 
@@ -269,7 +272,7 @@ class Game:
             raise NotYourTurnError("you have already passed")
         try:
             mask = _as_mask(cards)
-        except ValueError as exc:
+        except (ValueError, TypeError) as exc:
             raise IllegalMoveError(f"pass exactly {PASS_SIZE} cards you hold ({exc})", "pass_cards") from None
         if mask.bit_count() != PASS_SIZE or multiset_sub(mask, self.hands[seat]):
             raise IllegalMoveError(f"pass exactly {PASS_SIZE} cards you hold", "pass_cards")
@@ -317,13 +320,17 @@ class Game:
 
     def play(self, seat: int, card: Card | str | int) -> list[ev.Event]:
         """Play ``card`` from ``seat``'s hand to the current trick."""
-        if seat != self.turn or self.phase is not Phase.PLAY:
+        # True == 1, so the type is checked first: a bool seat would be logged as "True"
+        if type(seat) is not int or seat != self.turn or self.phase is not Phase.PLAY:
             self._check_seat(seat)
             if self.phase is not Phase.PLAY:
                 raise WrongPhaseError("it is not the time to play a card")
             raise NotYourTurnError()
         if type(card) is not Card:
-            card = Card(card)
+            try:
+                card = Card(card)
+            except ValueError as exc:
+                raise IllegalMoveError(str(exc), "not_a_card") from None
         if not self._legal >> card & 1:
             raise self._why_illegal(seat, card)
         events: list[ev.Event] = [ev.CardPlayed(seat, card)]
@@ -526,6 +533,7 @@ class Game:
         return self.phase is Phase.GAME_OVER
 
     def hand(self, seat: int) -> CardSet:
+        self._check_seat(seat)
         return CardSet.from_mask(self.hands[seat])
 
     def view(self, seat: int) -> PlayerView:

@@ -23,6 +23,8 @@ from engine import (
     Rules,
     Suit,
     WrongPhaseError,
+    dumps,
+    loads,
 )
 from engine import events as ev
 
@@ -466,6 +468,88 @@ def test_every_refused_move_leaves_the_state_untouched(bad: ErrorCase) -> None:
     assert snapshot(g) == before
     assert g.moves == moves_before
     play(g, "6C 10C AC")  # and the game carries on normally
+
+
+NOT_SEATS = [True, False, 1.0, "1", -1, 4]
+"""Not seats anywhere (None is legal_moves' "whoever is to act", refused by the others)."""
+
+
+@pytest.mark.parametrize("seat", NOT_SEATS, ids=repr)
+@pytest.mark.parametrize("entry", [
+    lambda g, s: g.play(s, "6C"),
+    lambda g, s: g.apply(PlayMove(s, Card("6C"))),
+    lambda g, s: g.legal_moves(s),
+    lambda g, s: g.hand(s),
+    lambda g, s: g.view(s),
+], ids=["play", "apply", "legal_moves", "hand", "view"])
+def test_a_seat_must_be_a_seat_number_at_every_entry_point(entry: Callable[[Game, object], object],
+                                                           seat: object) -> None:
+    """True == 1 in Python: play(True, card) used to be taken as seat 1's card and logged
+    as "True", and the saved game then failed to load."""
+    g = plain_game(NO_PASS)
+    play(g, "2C")  # seat 1 is to play
+    before = snapshot(g)
+    with pytest.raises(IllegalMoveError) as err:
+        entry(g, seat)
+    assert err.value.rule == "bad_seat"
+    assert snapshot(g) == before
+    assert loads(dumps(g)).moves == g.moves
+
+
+@pytest.mark.parametrize("entry", [
+    lambda g: g.play(None, "6C"), lambda g: g.hand(None), lambda g: g.view(None),
+    lambda g: g.pass_cards(None, "2C 3C 4C"), lambda g: g.choose_moon(None, True),
+], ids=["play", "hand", "view", "pass_cards", "choose_moon"])
+def test_no_seat_is_not_a_seat(entry: Callable[[Game], object]) -> None:
+    g = plain_game(NO_PASS)
+    play(g, "2C")
+    with pytest.raises(IllegalMoveError, match="no seat None"):
+        entry(g)
+
+
+@pytest.mark.parametrize("seat", NOT_SEATS, ids=repr)
+@pytest.mark.parametrize("entry", [
+    lambda g, s: g.pass_cards(s, "2C 3C 4C"),
+    lambda g, s: g.choose_moon(s, True),
+], ids=["pass_cards", "choose_moon"])
+def test_a_seat_must_be_a_seat_number_when_passing_and_choosing(entry: Callable[[Game, object], object],
+                                                                seat: object) -> None:
+    g = plain_game()
+    before = snapshot(g)
+    with pytest.raises(IllegalMoveError) as err:
+        entry(g, seat)
+    assert err.value.rule == "bad_seat"
+    assert snapshot(g) == before
+
+
+@pytest.mark.parametrize("card", ["ZZ", "", "1", 99, 52, -1, True, None, 6.0, ["6C"]], ids=repr)
+def test_every_bad_card_code_is_an_illegal_move(card: object) -> None:
+    """As pass_cards always did: the engine's own error type, never a bare ValueError."""
+    g = plain_game(NO_PASS)
+    play(g, "2C")
+    before = snapshot(g)
+    with pytest.raises(IllegalMoveError) as err:
+        g.play(1, card)  # type: ignore[arg-type]
+    assert err.value.rule == "not_a_card"
+    assert snapshot(g) == before
+
+
+@pytest.mark.parametrize("cards", ["ZZ 2C 3C", [99, 0, 1], [True, 0, 1], None, True, 6.5, "2C 3C"], ids=repr)
+def test_every_bad_pass_is_an_illegal_move(cards: object) -> None:
+    g = plain_game()
+    before = snapshot(g)
+    with pytest.raises(IllegalMoveError) as err:
+        g.pass_cards(0, cards)  # type: ignore[arg-type]
+    assert err.value.rule == "pass_cards"
+    assert snapshot(g) == before
+
+
+def test_a_bool_is_not_a_card() -> None:
+    with pytest.raises(ValueError):
+        Card(True)
+    with pytest.raises(ValueError):
+        CardSet(True)
+    assert Card(1) == Card("3C") and CardSet(1) == CardSet("2C")
 
 
 # ---- events --------------------------------------------------------------------------------
