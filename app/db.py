@@ -2,21 +2,53 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 from sqlalchemy import event
-from sqlalchemy.engine import Engine
+from sqlalchemy.engine import Engine, make_url
 from sqlmodel import Session, create_engine
 
 SQLITE_BUSY_TIMEOUT_MS = 5000
+POOL_TIMEOUT_S = 5
+"""How long a request waits for a pooled connection before it is answered 503.  With the
+admission gate (:mod:`app.limits`) sized to the pool this wait does not happen; it bounds
+what a connection held elsewhere (a migration, an operator's session) could cost."""
 
 
-def make_engine(url: str) -> Engine:
-    kwargs: dict[str, Any] = {}
+def sqlite_path(url: str) -> Path | None:
+    """The file of an SQLite URL (None for PostgreSQL or an in-memory database)."""
+    parsed = make_url(url)
+    if not parsed.drivername.startswith("sqlite") or not parsed.database or parsed.database == ":memory:":
+        return None
+    return Path(parsed.database)
+
+
+def private_file(path: Path) -> None:
+    """Create the SQLite file readable by its owner only (players' games and ids are in it);
+    SQLite gives its -wal and -shm files the same mode as the database file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_CREAT | os.O_RDWR, 0o600)
+    os.close(fd)
+    if path.stat().st_uid == os.getuid():
+        path.chmod(0o600)
+
+
+def make_engine(url: str, pool_size: int = 5, overflow: int | None = None) -> Engine:
+    """An engine whose pool holds ``pool_size`` connections plus ``overflow`` more at peaks
+    (as many again by default), each waited for at most :data:`POOL_TIMEOUT_S` seconds."""
+    kwargs: dict[str, Any] = {"pool_size": pool_size, "max_overflow": pool_size if overflow is None else overflow,
+                              "pool_timeout": POOL_TIMEOUT_S}
+    path = sqlite_path(url)
     if url.startswith("sqlite"):
         # uvicorn serves requests from a thread pool; each request uses its own session
         kwargs["connect_args"] = {"check_same_thread": False}
+        if path is None:
+            kwargs = {"connect_args": kwargs["connect_args"]}  # in memory: SQLAlchemy picks the pool
+        else:
+            private_file(path)
     else:
         kwargs["pool_pre_ping"] = True
     engine = create_engine(url, **kwargs)
