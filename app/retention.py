@@ -88,9 +88,9 @@ def clean(engine: Engine, days: float, now: datetime | None = None, dry_run: boo
     return removed
 
 
-async def every(engine: Engine, settings: Settings) -> None:
+async def every(engine: Engine, settings: Settings, first_delay: float = 60) -> None:
     """The server's schedule: clean once shortly after start, then every interval."""
-    await asyncio.sleep(60)  # let the server answer its first requests first
+    await asyncio.sleep(first_delay)  # let the server answer its first requests first
     while True:
         try:
             removed = await asyncio.to_thread(clean, engine, settings.retention_days)
