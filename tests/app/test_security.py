@@ -286,3 +286,49 @@ def test_bodies_above_the_limit_are_refused_with_413(app: FastAPI) -> None:
     small = iter([b'{"version": ', str(game["version"]).encode(), b"}"])
     r = c.post(f"/api/v1/games/{game['game_id']}/next", content=small, headers={"content-type": "application/json"})
     assert r.status_code == 409 and r.json()["error"] == "wrong_phase"
+
+
+# ---- the player token header (the embed without cookies, issue 10 item 3) -------------------
+
+PLAYER_HEADER = "X-Player-Token"
+
+
+def test_the_embed_page_carries_its_players_token_for_a_frame_without_cookies(app: FastAPI, bare: TestClient) -> None:
+    page = bare.get("/embed")
+    token = re.search(r'data-player-token="([^"]+)"', page.text)
+    assert token and 'data-player-new="1"' in page.text and "/static/identity.js" in page.text
+    assert token.group(1) == re.search(r"hearts_player=([^;]+)", page.headers["set-cookie"]).group(1)  # type: ignore[union-attr]
+    assert page.headers["x-player-token"] == token.group(1)
+    assert bare.get("/embed").headers.get("x-player-token") is None  # the cookie came back: no new token
+
+
+def test_a_request_named_by_the_header_needs_no_csrf_token_and_the_header_wins(app: FastAPI) -> None:
+    alice, game = player_with_game(app)
+    token = alice.cookies.get(COOKIE)
+    with TestClient(app) as frame:  # no cookie at all: only the header, as identity.js sends it
+        frame.cookies.set(COOKIE, signer(app.state.settings).dumps(uuid.uuid4().hex))  # someone else's cookie
+        body = {"version": game["version"], "cards": game["view"]["hand"][:3]}
+        r = frame.post(f"/api/v1/games/{game['game_id']}/pass", json=body, headers={PLAYER_HEADER: token})
+        assert r.status_code == 200, r.text  # alice's game, by the header, without a CSRF token
+        assert r.headers[PLAYER_HEADER] == token
+    assert stored_version(app, game["game_id"])[0] == r.json()["version"]
+
+
+def test_a_broken_header_falls_back_to_the_cookie_and_its_csrf_check(app: FastAPI) -> None:
+    alice, game = player_with_game(app)
+    body = {"version": game["version"], "cards": game["view"]["hand"][:3]}
+    del alice.headers[CSRF_HEADER]
+    for forged in ("garbage", alice.cookies.get(COOKIE)[:-2] + "xx"):  # type: ignore[index]
+        r = alice.post(f"/api/v1/games/{game['game_id']}/pass", json=body, headers={PLAYER_HEADER: forged})
+        assert r.status_code == 403 and r.json()["error"] == "csrf"
+    assert stored_version(app, game["game_id"])[0] == game["version"]
+
+
+def test_another_site_cannot_use_the_header_either(app: FastAPI) -> None:
+    alice, game = player_with_game(app)
+    body = {"version": game["version"], "cards": game["view"]["hand"][:3]}
+    with TestClient(app) as other:
+        r = other.post(f"/api/v1/games/{game['game_id']}/pass", json=body,
+                       headers={PLAYER_HEADER: alice.cookies.get(COOKIE), "Sec-Fetch-Site": "cross-site"})
+        assert r.status_code == 403 and r.json()["error"] == "forbidden"
+    assert stored_version(app, game["game_id"])[0] == game["version"]
