@@ -8,9 +8,12 @@ than places, so a request that got in never waits for a connection held by a req
 that is itself waiting for a thread: the lock-up of issue 9 (hundreds of requests each
 holding a connection across the thread-pool hops between dependencies and route, while
 the threads were all taken by requests waiting for a connection) cannot form.  A request
-that has not got a place within ``queue_timeout`` seconds, or finds ``max_queue``
-requests already waiting, is answered 503 with ``Retry-After`` at once.  ``/healthz`` and
-``/static`` do not queue.
+that would not get a place within ``queue_timeout`` seconds is answered 503 with
+``Retry-After``: at once when the queue ahead of it already holds more than that much work
+(the gate keeps a moving average of how long a request takes), else when the wait has run
+out; so is one that finds ``max_queue`` requests waiting.  Turning requests away at once
+leaves the CPU to the ones admitted, instead of making every one of a burst wait.
+``/healthz`` and ``/static`` do not queue.
 
 **Rate limits** (:func:`take`).  A token bucket per client and kind ("game", "player") in
 the ``rate_bucket`` table, refilled continuously; one conditional UPDATE takes a token or
@@ -32,6 +35,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from .db import writing
 from .models import RateBucket
 
 RETRY_AFTER_BUSY = 2
@@ -68,6 +72,9 @@ class AdmissionGate:
         self.timeout = timeout
         self.max_queue = max_queue
         self.waiting = 0
+        self.service_s = 0.02
+        """Moving average of the seconds a request spends inside (all its places together
+        serve ``limit / service_s`` requests a second)."""
         self._places: asyncio.Semaphore | None = None
 
     def places(self) -> asyncio.Semaphore:
@@ -85,7 +92,8 @@ class AdmissionGate:
             await self.app(scope, receive, send)
             return
         places = self.places()
-        if self.waiting >= self.max_queue and places.locked():
+        if places.locked() and (self.waiting >= self.max_queue
+                                or (self.waiting + 1) * self.service_s / self.limit > self.timeout):
             await busy(scope, send)
             return
         self.waiting += 1
@@ -96,10 +104,12 @@ class AdmissionGate:
             return
         finally:
             self.waiting -= 1
+        started = time.perf_counter()
         try:
             await self.app(scope, receive, send)
         finally:
             places.release()
+            self.service_s += 0.1 * (time.perf_counter() - started - self.service_s)
 
 
 def _wants_json(scope: Scope) -> bool:
@@ -164,16 +174,17 @@ def take(session: Session, kind: str, client: str, per_second: float, burst: int
     now = time.time() if now is None else now
     key = f"{kind}:{client}"[:96]
     table = RateBucket.__table__  # type: ignore[attr-defined]
-    session.exec(_insert_ignore(session).values(key=key, tokens=float(burst), updated=now))  # type: ignore[call-overload]
     refilled = table.c.tokens + (now - table.c.updated) * per_second
     level = case((refilled > burst, float(burst)), else_=refilled)
-    taken = session.exec(update(table).where(table.c.key == key, level >= 1)  # type: ignore[call-overload]
-                         .values(tokens=level - 1, updated=now))
-    if taken.rowcount == 1:
+    with writing(session):
+        session.exec(_insert_ignore(session).values(key=key, tokens=float(burst), updated=now))  # type: ignore[call-overload]
+        taken = session.exec(update(table).where(table.c.key == key, level >= 1)  # type: ignore[call-overload]
+                             .values(tokens=level - 1, updated=now))
+        if taken.rowcount == 1:
+            session.commit()
+            return
+        tokens = session.exec(select(level).where(table.c.key == key)).first()  # type: ignore[call-overload]
         session.commit()
-        return
-    tokens = session.exec(select(level).where(table.c.key == key)).first()  # type: ignore[call-overload]
-    session.commit()
     have = float(tokens[0]) if tokens is not None else 0.0
     raise RateLimitedError(kind + "s", max(1, math.ceil((1 - have) / per_second)))
 
@@ -181,6 +192,7 @@ def take(session: Session, kind: str, client: str, per_second: float, burst: int
 def forget_idle(session: Session, before: float) -> int:
     """Delete buckets untouched since ``before`` (full again by then); returns how many."""
     table = RateBucket.__table__  # type: ignore[attr-defined]
-    result = session.exec(table.delete().where(table.c.updated < before))  # type: ignore[call-overload]
-    session.commit()
+    with writing(session):
+        result = session.exec(table.delete().where(table.c.updated < before))  # type: ignore[call-overload]
+        session.commit()
     return int(result.rowcount or 0)

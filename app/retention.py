@@ -31,6 +31,7 @@ from sqlmodel import Session, col
 
 from . import limits
 from .config import Settings
+from .db import writing
 from .models import GameRecord, Player, Record, utcnow
 
 log = logging.getLogger(__name__)
@@ -62,27 +63,30 @@ def clean(engine: Engine, days: float, now: datetime | None = None, dry_run: boo
     with Session(engine) as session:
         stale_game = (col(GameRecord.status) != "finished", col(GameRecord.updated_at) < cutoff)
         while True:
-            ids = _ids(session, select(GameRecord.id).where(*stale_game).limit(BATCH))  # type: ignore[call-overload]
-            if not ids or dry_run:
-                removed.games += len(ids)
-                break
-            session.exec(delete(GameRecord).where(col(GameRecord.id).in_(ids)))  # type: ignore[call-overload]
-            session.commit()
+            # look-up and delete in one short transaction, so what is deleted is what was found
+            with writing(session):
+                ids = _ids(session, select(GameRecord.id).where(*stale_game).limit(BATCH))  # type: ignore[call-overload]
+                if ids and not dry_run:
+                    session.exec(delete(GameRecord).where(col(GameRecord.id).in_(ids)))  # type: ignore[call-overload]
+                session.commit()
             removed.games += len(ids)
+            if not ids or dry_run:
+                break
         recent = exists().where(col(GameRecord.player_id) == col(Player.id), col(GameRecord.updated_at) >= cutoff)
         idle = select(col(Player.id)).where(col(Player.created_at) < cutoff, ~recent)
         while True:
-            ids = _ids(session, idle.limit(BATCH))
-            if not ids or dry_run:
-                removed.players += len(ids)
-                break
-            # records and games first: they name the player
-            r = session.exec(delete(Record).where(col(Record.player_id).in_(ids)))  # type: ignore[call-overload]
-            removed.records += int(r.rowcount or 0)
-            session.exec(delete(GameRecord).where(col(GameRecord.player_id).in_(ids)))  # type: ignore[call-overload]
-            session.exec(delete(Player).where(col(Player.id).in_(ids)))  # type: ignore[call-overload]
-            session.commit()
+            with writing(session):
+                ids = _ids(session, idle.limit(BATCH))
+                if ids and not dry_run:
+                    # records and games first: they name the player
+                    r = session.exec(delete(Record).where(col(Record.player_id).in_(ids)))  # type: ignore[call-overload]
+                    removed.records += int(r.rowcount or 0)
+                    session.exec(delete(GameRecord).where(col(GameRecord.player_id).in_(ids)))  # type: ignore[call-overload]
+                    session.exec(delete(Player).where(col(Player.id).in_(ids)))  # type: ignore[call-overload]
+                session.commit()
             removed.players += len(ids)
+            if not ids or dry_run:
+                break
         if not dry_run:
             removed.buckets = limits.forget_idle(session, time.time() - BUCKET_IDLE_S)
     return removed

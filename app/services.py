@@ -29,6 +29,7 @@ from engine.moves import MoonMove, Move, NextRound, PassMove, PlayMove, parse_mo
 
 from . import limits
 from .bots import as_cards, as_subtract, get_bot
+from .db import writing
 from .models import DIFFICULTIES, GameRecord, Player, Record, utcnow
 from .thinking import POOLED
 
@@ -124,8 +125,9 @@ def ensure_player(session: Session, player: Player) -> Player:
     if settings is not None and client is not None:
         limits.take(session, "player", client, settings.players_per_hour / 3600, settings.players_burst)
     values = {"id": player.id, "created_at": utcnow(), "fast_play": player.fast_play, "difficulty": player.difficulty}
-    session.exec(_insert_ignore(session).values(**values))  # type: ignore[call-overload]
-    session.commit()
+    with writing(session):
+        session.exec(_insert_ignore(session).values(**values))  # type: ignore[call-overload]
+        session.commit()
     stored = session.get(Player, player.id)
     assert stored is not None
     return stored
@@ -141,8 +143,9 @@ def set_preferences(session: Session, player: Player, *, fast_play: bool | None 
             target.fast_play = fast_play
         if difficulty is not None:
             target.difficulty = difficulty
-    session.add(stored)
-    session.commit()
+    with writing(session):
+        session.add(stored)
+        session.commit()
     return stored
 
 
@@ -291,17 +294,18 @@ def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
     # the computer players' passes are computed before the transaction that stores them,
     # so a slow search never holds the database's write lock
     steps = _bots(session, game, difficulty)
-    if replaces is not None:
-        _claim_table(session, player, replaces)
-    session.exec(update(GameRecord)  # type: ignore[call-overload]
-                 .where(col(GameRecord.player_id) == player.id, col(GameRecord.status) == "active")
-                 .values(status="abandoned", updated_at=utcnow()))
     rec = GameRecord(id=new_id(), player_id=player.id, difficulty=difficulty, record=dumps(game),
                      version=game.move_count, practice=seed is not None if practice is None else practice)
-    player.difficulty = difficulty
-    session.add(player)
-    session.add(rec)
-    session.commit()
+    with writing(session):
+        if replaces is not None:
+            _claim_table(session, player, replaces)
+        session.exec(update(GameRecord)  # type: ignore[call-overload]
+                     .where(col(GameRecord.player_id) == player.id, col(GameRecord.status) == "active")
+                     .values(status="abandoned", updated_at=utcnow()))
+        player.difficulty = difficulty
+        session.add(player)
+        session.add(rec)
+        session.commit()
     GAMES.put(rec, game)
     return Outcome(rec, game, steps)
 
@@ -367,22 +371,25 @@ def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step]) -> 
     moons = person_moons(game)
     values = {"record": dumps(game), "version": game.move_count, "updated_at": utcnow(),
               "status": "finished" if finished else "active", "moons_counted": moons}
-    # the version guard makes two simultaneous requests on the same move impossible to
-    # both succeed: the second matches no row and is refused as stale
-    result = session.exec(_STORE, params={"b_id": rec.id, "b_old": old, **{"b_" + k: v for k, v in values.items()}})
-    if result.rowcount != 1:
-        session.rollback()
-        current = session.get(GameRecord, rec.id, populate_existing=True)
-        if current is not None and current.status != "active":
-            raise GameClosedError(current.status)
-        raise StaleStateError(old + 1, old)
-    # records ride in the same transaction as the guarded store: counted once or not at all
-    if not rec.practice:
-        if moons > rec.moons_counted:
-            _count_moons(session, rec, moons - rec.moons_counted)
-        if finished:
-            _count_finished(session, rec, game)
-    session.commit()
+    with writing(session):
+        # the version guard makes two simultaneous requests on the same move impossible to
+        # both succeed: the second matches no row and is refused as stale
+        result = session.exec(_STORE, params={"b_id": rec.id, "b_old": old,
+                                              **{"b_" + k: v for k, v in values.items()}})
+        if result.rowcount != 1:
+            session.rollback()
+            current = session.get(GameRecord, rec.id, populate_existing=True)
+            session.commit()
+            if current is not None and current.status != "active":
+                raise GameClosedError(current.status)
+            raise StaleStateError(old + 1, old)
+        # records ride in the same transaction as the guarded store: counted once or not at all
+        if not rec.practice:
+            if moons > rec.moons_counted:
+                _count_moons(session, rec, moons - rec.moons_counted)
+            if finished:
+                _count_finished(session, rec, game)
+        session.commit()
     for name, value in values.items():
         # as loaded, not as changed: the row already holds these values
         set_committed_value(rec, name, value)
