@@ -92,8 +92,10 @@ class AdmissionGate:
             await self.app(scope, receive, send)
             return
         places = self.places()
-        if places.locked() and (self.waiting >= self.max_queue
-                                or (self.waiting + 1) * self.service_s / self.limit > self.timeout):
+        # turned away at once only behind a real queue (as long as the places, at least): one
+        # slow request must not make the average turn away the next one
+        if places.locked() and (self.waiting >= self.max_queue or (
+                self.waiting >= self.limit and (self.waiting + 1) * self.service_s / self.limit > self.timeout)):
             await busy(scope, send)
             return
         self.waiting += 1

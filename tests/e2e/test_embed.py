@@ -18,9 +18,9 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Frame, Page
 
-from .server import CHROMIUM, CHROMIUM_ARGS
+from .server import CHROMIUM, CHROMIUM_ARGS, host_page
 from .table import hand_names, phase, take_turn, version, wait_idle
-from .tls import chromium_profile, https_app, https_host_page, self_signed
+from .tls import chromium_profile, https_app, self_signed
 
 PROBES = """() => {
   const storage = (() => { try { localStorage.setItem('probe', '1'); return 'ok'; } catch (e) { return e.name; } })();
@@ -43,7 +43,7 @@ def app_url(tmp_path_factory: pytest.TempPathFactory, tls: tuple[Path, Path]) ->
 
 @pytest.fixture(scope="module")
 def host(tmp_path_factory: pytest.TempPathFactory, app_url: str, tls: tuple[Path, Path]) -> Iterator[str]:
-    with https_host_page(tmp_path_factory.mktemp("tls-host"), app_url, *tls) as url:
+    with host_page(tmp_path_factory.mktemp("tls-host"), app_url, tls=tls) as url:
         yield url
 
 
