@@ -9,7 +9,6 @@ import re
 import socket
 import stat
 import time
-from collections.abc import Iterator
 from datetime import timedelta
 from pathlib import Path
 
@@ -69,15 +68,16 @@ def test_a_declared_small_length_does_not_let_a_large_body_through() -> None:
     assert read_by_app == 0 and pulled <= MAX_BODY_BYTES + 64 * 1024
 
 
-@pytest.fixture
-def live(tmp_path: Path) -> Iterator[LiveServer]:
-    s = LiveServer(tmp_path / "live")
-    s.start()
-    yield s
-    s.stop()
+def test_the_real_server_refuses_a_smuggled_large_body_before_reading_it(tmp_path: Path) -> None:
+    live = LiveServer(tmp_path / "live")
+    live.start()
+    try:
+        _smuggle(live)
+    finally:
+        live.stop()
 
 
-def test_the_real_server_refuses_a_smuggled_large_body_before_reading_it(live: LiveServer) -> None:
+def _smuggle(live: LiveServer) -> None:
     total = 32 * 1024 * 1024
     with socket.create_connection(("127.0.0.1", live.port), timeout=10) as sock:
         sock.sendall(b"POST /api/v1/games HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
