@@ -2,36 +2,48 @@
 
 from __future__ import annotations
 
+import asyncio
+import logging
 from collections.abc import AsyncIterator, MutableMapping
-from contextlib import asynccontextmanager
+from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
 from fastapi import Depends, FastAPI, Request
+from fastapi.concurrency import run_in_threadpool
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.gzip import GZipMiddleware
-from fastapi.openapi.docs import get_swagger_ui_html
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
+from sqlalchemy.exc import OperationalError
+from sqlalchemy.exc import TimeoutError as PoolTimeoutError
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import i18n
+from . import i18n, retention
 from .config import Settings
 from .db import make_engine
+from .limits import AdmissionGate, RateLimitedError, ServerBusyError
 from .routers import api, health, pages
 from .security import (
     CSRF_HEADER,
+    PLAYER_HEADER,
     CsrfError,
+    HeadAsGet,
     SecurityMiddleware,
     csrf_failed,
     csrf_token,
     http_error,
     invalid_request,
+    refused_page,
     require_csrf,
 )
 from .thinking import Thinker
+
+log = logging.getLogger(__name__)
+
+SWAGGER_UI = "/static/vendor/swagger-ui-dist-5.35.0"
 
 
 def _root() -> Path:
@@ -47,7 +59,14 @@ ROOT = _root()
 def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        cleaner = None
+        if settings.retention_interval_hours > 0:
+            cleaner = asyncio.create_task(retention.every(app.state.db_engine, settings))
         yield
+        if cleaner is not None:
+            cleaner.cancel()
+            with suppress(asyncio.CancelledError):
+                await cleaner
         app.state.thinker.close()
 
     app = FastAPI(
@@ -55,13 +74,18 @@ def create_app(settings: Settings) -> FastAPI:
         title="Hearts",
         version="1.0",
         description="Play Hearts against computer players. The JSON API under /api/v1 drives the same "
-                    "games as the page; an anonymous player is identified by a signed cookie. Every POST made "
-                    "with that cookie carries the player's X-CSRF-Token header, whose value every API "
-                    "response also carries.",
+                    "games as the page; an anonymous player is identified by a signed cookie (or the "
+                    "X-Player-Token header). Every POST made with that cookie carries the player's "
+                    "X-CSRF-Token header, whose value every API response also carries. Games dealt from a "
+                    "seed you choose are practice games: they never count toward records. Too many new "
+                    "games from one address get 429, and a full server 503; both say when to retry in "
+                    "Retry-After.",
         docs_url=None, redoc_url=None, openapi_url="/api/v1/openapi.json",
     )
     app.state.settings = settings
-    app.state.db_engine = make_engine(settings.database_url)
+    app.state.db_engine = make_engine(settings.database_url, pool_size=settings.pool_size)
+    # /healthz has its own connection, so it answers while every pooled one is in use
+    app.state.health_engine = make_engine(settings.database_url, pool_size=1, overflow=1)
     app.state.thinker = Thinker()
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
     i18n.install(app.state.templates.env)
@@ -75,13 +99,18 @@ def create_app(settings: Settings) -> FastAPI:
     app.add_exception_handler(CsrfError, csrf_failed)
     app.add_exception_handler(RequestValidationError, invalid_request)
     app.add_exception_handler(StarletteHTTPException, http_error)
+    app.add_exception_handler(RateLimitedError, too_many)
+    for busy_error in (ServerBusyError, PoolTimeoutError, OperationalError):
+        app.add_exception_handler(busy_error, server_busy)
 
     @app.get("/api/docs", include_in_schema=False)
-    def api_docs(request: Request) -> HTMLResponse:
-        # Swagger UI's loader is an inline script: it runs under this request's CSP nonce
-        page = get_swagger_ui_html(openapi_url="/api/v1/openapi.json", title="Hearts API")
-        nonce = request.scope["state"]["csp_nonce"]
-        return HTMLResponse(bytes(page.body).decode().replace("<script>", f'<script nonce="{nonce}">'))
+    def api_docs() -> HTMLResponse:
+        # Swagger UI vendored from the npm registry (pinned), started by a script file
+        return HTMLResponse(f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Hearts API</title><link rel="stylesheet" href="{SWAGGER_UI}/swagger-ui.css"></head>
+<body><div id="swagger-ui" data-schema="/api/v1/openapi.json"></div>
+<script src="{SWAGGER_UI}/swagger-ui-bundle.js"></script><script src="/static/api-docs.js"></script>
+</body></html>""")
 
     # innermost of the middlewares: it sees the path after the language prefix is gone
     app.add_middleware(PlayerCookieMiddleware, settings=settings)
@@ -90,17 +119,60 @@ def create_app(settings: Settings) -> FastAPI:
     # it); below 1 KB the gzip framing would save next to nothing
     app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
 
+    # bounded work: at most max_active_requests inside, the rest wait a bounded time (app.limits)
+    app.add_middleware(AdmissionGate, limit=settings.max_active_requests, timeout=settings.queue_timeout,
+                       max_queue=settings.max_queue, state=app.state)
+
     # security headers, origin check and body limit (app.security)
     app.add_middleware(SecurityMiddleware)
+    app.add_middleware(HeadAsGet)
 
     # added last, so outermost: the language prefix is gone before anything else sees the path
     app.add_middleware(i18n.LanguageMiddleware)
     return app
 
 
+# ---- 429 and 503: what to do, and when ---------------------------------------------------
+
+def _is_htmx(request: Request) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+async def too_many(request: Request, exc: Exception) -> Response:
+    assert isinstance(exc, RateLimitedError)
+    headers = {"Retry-After": str(exc.retry_after)}
+    message = i18n.gettext("You are starting games too quickly. Please wait %(seconds)s seconds and try again.",
+                           seconds=exc.retry_after)
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": "rate_limited", "detail": message}, status_code=429, headers=headers)
+    # the page: the table as it is, with the message (a 4xx fragment is swapped like any other)
+    response = await run_in_threadpool(refused_page, request, message, 429)
+    response.headers.update(headers)
+    return response
+
+
+async def server_busy(request: Request, exc: Exception) -> Response:
+    if isinstance(exc, OperationalError) and not _is_busy_database(exc):
+        raise exc
+    log.warning("answered 503 for %s %s: %s", request.method, request.url.path, type(exc).__name__)
+    headers = {"Retry-After": str(ServerBusyError.retry_after)}
+    if request.url.path.startswith("/api/") or not _is_htmx(request):
+        return JSONResponse({"error": "busy", "detail": "The server is busy; try again in a moment."},
+                            status_code=503, headers=headers)
+    return Response(status_code=503, headers=headers)
+
+
+def _is_busy_database(exc: OperationalError) -> bool:
+    """SQLite's "database is locked" after its busy timeout, or PostgreSQL refusing a
+    connection for too many clients: load, not a bug."""
+    text = str(exc.orig).lower()
+    return "locked" in text or "busy" in text or "too many clients" in text
+
+
 class PlayerCookieMiddleware:
-    """Sets the cookie of a player created by this request, and gives JSON API clients
-    their CSRF token in a response header (the page has it in hx-headers).
+    """Sets the cookie of a player whose token this request issued (a new or renewed one),
+    gives JSON API clients their CSRF token in a response header (the page has it in
+    hx-headers), and gives a frame that names its player by header the token back.
 
     Pure ASGI: it only adds headers to ``http.response.start``, where Starlette's
     ``@app.middleware("http")`` would stream every response through a second task."""
@@ -137,6 +209,8 @@ class PlayerCookieMiddleware:
                     csrf = _CSRF_KEY
                     headers = [(k, v) for k, v in headers if k.lower() != csrf]
                     extra.append((csrf, csrf_token(settings.secret_key, pid).encode("latin-1")))
+                if state.get("send_player_token") and state.get("player_token"):
+                    extra.append((_PLAYER_KEY, str(state["player_token"]).encode("latin-1")))
                 if extra:
                     message = {**message, "headers": [*headers, *extra]}
             await send(message)
@@ -145,6 +219,7 @@ class PlayerCookieMiddleware:
 
 
 _CSRF_KEY = CSRF_HEADER.lower().encode("latin-1")
+_PLAYER_KEY = PLAYER_HEADER.lower().encode("latin-1")
 
 
 def app_from_env() -> FastAPI:

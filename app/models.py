@@ -1,4 +1,4 @@
-"""Database tables: anonymous players, their games, and their records."""
+"""Database tables: anonymous players, their games, their records, and rate-limit buckets."""
 
 from __future__ import annotations
 
@@ -15,13 +15,19 @@ def utcnow() -> datetime:
 
 
 class Player(SQLModel, table=True):
-    """An anonymous person, identified only by the signed cookie holding ``id``."""
+    """An anonymous person, identified only by the signed token (cookie or header) holding ``id``.
+
+    The row is written the first time the player does something worth keeping (a game, a
+    preference), not when a browser merely looks at the page: see :func:`app.services.ensure_player`.
+    """
 
     id: str = Field(primary_key=True, max_length=32)
     created_at: datetime = Field(default_factory=utcnow)
     fast_play: bool = Field(default=False)
     difficulty: str = Field(default="medium", max_length=16)
     """The difficulty chosen last, offered again for the next game."""
+    tokens_valid_after: datetime | None = Field(default=None)
+    """Revocation: tokens (cookies) issued before this moment no longer name this player."""
 
 
 class GameRecord(SQLModel, table=True):
@@ -40,13 +46,20 @@ class GameRecord(SQLModel, table=True):
     """``engine.persist.dumps`` of the game."""
     version: int = Field(default=0)
     status: str = Field(default="active", max_length=16)
-    """``active``, ``finished`` (records counted) or ``abandoned`` (a new game was started)."""
+    """``active``, ``finished`` (records counted) or ``abandoned`` (a new game was started).
+    Only an active game accepts moves; the status is guarded like the version when storing."""
+    practice: bool = Field(default=False)
+    """A practice game (dealt from a seed the client chose, and later with hints or undo):
+    it never counts toward records."""
+    moons_counted: int = Field(default=0)
+    """How many of the person's moons in this game are already in the records, so each
+    moon is counted once, in the transaction that stores the move that shot it."""
     created_at: datetime = Field(default_factory=utcnow, index=True)
-    updated_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow, index=True)
 
 
 class Record(SQLModel, table=True):
-    """A player's results at one difficulty; updated once, when a game ends."""
+    """A player's results at one difficulty: games when they end, moons when they are shot."""
 
     player_id: str = Field(foreign_key="player.id", primary_key=True, max_length=32)
     difficulty: str = Field(primary_key=True, max_length=16)
@@ -55,3 +68,15 @@ class Record(SQLModel, table=True):
     best_score: int | None = Field(default=None)
     """The lowest final total in any finished game."""
     moons: int = Field(default=0)
+
+
+class RateBucket(SQLModel, table=True):
+    """A token bucket per client and kind of creation, shared by every server process
+    through the database (:mod:`app.limits`)."""
+
+    __tablename__ = "rate_bucket"
+
+    key: str = Field(primary_key=True, max_length=96)
+    tokens: float = Field(default=0.0)
+    updated: float = Field(default=0.0, index=True)
+    """Seconds since the epoch when ``tokens`` was last computed."""

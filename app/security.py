@@ -4,17 +4,30 @@
   coming from another site (``Sec-Fetch-Site: cross-site``/``same-site``, or an ``Origin``
   whose host is not the one the request was sent to) is refused with 403, before the app
   sees it.  Clients that send neither header (curl, scripts) are judged by the token alone.
-* A state-changing request made *as an existing player* (a validly signed player cookie)
-  must carry that player's token: the ``X-CSRF-Token`` header (HTMX sends it from
-  ``hx-headers`` on ``<body>``; JSON API clients copy it from the ``X-CSRF-Token`` response
-  header) or the ``csrf_token`` form field (plain HTML forms).  The token is an HMAC of the
-  player id, so nothing is stored and every tab and server process agrees on it.  A
-  request with no valid cookie acts for a brand-new anonymous player, who has nothing a
-  forged request could harm, so it needs no token.
-* Bodies above :data:`MAX_BODY_BYTES` are refused with 413 (the largest real request,
-  the options form, is a few hundred bytes).
+* The player is named by a signed token (:func:`player_token`: the player id and the time
+  it was issued, so it expires and can be revoked), carried either by the ``HttpOnly``
+  cookie or, where a browser keeps no cookie (a frame on another site with third-party
+  cookies blocked), by the ``X-Player-Token`` header that ``static/identity.js`` sends from
+  the frame's own storage.  The header wins when both are present.
+* A state-changing request made *as an existing player through the cookie* must carry that
+  player's CSRF token: the ``X-CSRF-Token`` header (HTMX sends it from ``hx-headers`` on
+  ``<body>``; JSON API clients copy it from the ``X-CSRF-Token`` response header) or the
+  ``csrf_token`` form field (plain HTML forms).  The token is an HMAC of the player id, so
+  nothing is stored and every tab and server process agrees on it.  A request identified by
+  the ``X-Player-Token`` header needs none: a page of another site cannot send a custom
+  header to us (that takes a CORS preflight, which this app never grants) and cannot read
+  the token, so the header itself proves the request came from our own frame.  A request
+  with neither acts for a brand-new anonymous player, who has nothing a forged request could
+  harm, so it needs no token.
+* Bodies above :data:`MAX_BODY_BYTES` are refused with 413, counted as the bytes arrive,
+  whatever ``Content-Length`` or ``Transfer-Encoding`` say (the largest real request, the
+  options form, is a few hundred bytes).
 * Every response carries a Content-Security-Policy without inline script, framing
-  forbidden except on the embeddable table, ``nosniff`` and a ``Referrer-Policy``.
+  forbidden except on the embeddable table, ``nosniff`` and a ``Referrer-Policy``; every
+  answer but a static file ``Cache-Control: no-store`` (pages and API answers carry a
+  player's tokens).
+* HEAD is answered wherever GET is, and a redirect made for a request with a language
+  prefix (``/it/embed/`` → ``/it/embed``) keeps the prefix.
 """
 
 from __future__ import annotations
@@ -22,22 +35,26 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
-import secrets
+import time
 from base64 import urlsafe_b64encode
 from collections.abc import MutableMapping
+from dataclasses import dataclass
 from typing import Any
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, urlunsplit
 
 from fastapi import Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.exception_handlers import http_exception_handler
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from itsdangerous import BadData, SignatureExpired, URLSafeSerializer, URLSafeTimedSerializer
 from sqlmodel import Session
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 CSRF_HEADER = "X-CSRF-Token"
+PLAYER_HEADER = "X-Player-Token"
+TOKEN_SALT = "hearts-player"
 CSRF_FIELD = "csrf_token"
 MAX_BODY_BYTES = 16 * 1024
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
@@ -45,6 +62,7 @@ SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # the embeddable table, with or without a language prefix (/embed, /fr/embed, /pt-br/embed)
 EMBED_PATH = re.compile(r"^(/[a-z]{2}(-[a-z0-9]{2,8})?)?/embed/?$")
 DOCS_PATH = "/api/docs"
+STATIC_PREFIX = "/static/"
 
 _POLICY = ("default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
            "font-src 'self'; connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'self'")
@@ -63,18 +81,68 @@ def tokens_match(expected: str, given: str | None) -> bool:
     return given is not None and hmac.compare_digest(expected.encode(), given.encode("utf-8", "replace"))
 
 
+# ---- player tokens ---------------------------------------------------------------------------
+
+def player_token(secret_key: str, player_id: str) -> str:
+    """The signed token naming a player, stamped with the time it is issued."""
+    return URLSafeTimedSerializer(secret_key, salt=TOKEN_SALT).dumps(player_id)
+
+
+@dataclass(frozen=True)
+class Identity:
+    player_id: str
+    issued: float | None
+    """When the token was issued (seconds since the epoch); None for a cookie from before
+    tokens carried the time, which is renewed at once."""
+    source: str
+    """``"header"`` (``X-Player-Token``) or ``"cookie"``."""
+
+
+def read_token(secret_key: str, value: str | None, max_age: float) -> tuple[str, float | None] | None:
+    """The player id and issue time of a validly signed token younger than ``max_age``
+    seconds, else None (tampered, expired, truncated or not even text)."""
+    if not value or len(value) > 512:
+        return None
+    try:
+        pid, issued = URLSafeTimedSerializer(secret_key, salt=TOKEN_SALT).loads(
+            value, max_age=int(max_age), return_timestamp=True)
+        when: float | None = issued.timestamp()
+    except SignatureExpired:
+        return None
+    except (BadData, ValueError, TypeError, UnicodeError):
+        try:  # the untimed cookie of earlier versions: still this player, renewed on use
+            pid, when = URLSafeSerializer(secret_key, salt=TOKEN_SALT).loads(value), None
+        except (BadData, ValueError, TypeError, UnicodeError):
+            return None
+    return (pid, when) if isinstance(pid, str) and 0 < len(pid) <= 32 else None
+
+
+def identify(request: Request) -> Identity | None:
+    """Who a request says it is: the ``X-Player-Token`` header if it holds a valid token,
+    else the cookie.  Shared by the CSRF check and :func:`app.deps.get_player`, so both
+    always judge the same player."""
+    settings = request.app.state.settings
+    for source, value in (("header", request.headers.get(PLAYER_HEADER)),
+                          ("cookie", request.cookies.get(settings.cookie_name))):
+        found = read_token(settings.secret_key, value, settings.cookie_max_age)
+        if found is not None:
+            return Identity(found[0], found[1], source)
+    return None
+
+
+def token_is_old(identity: Identity, max_age: float, now: float | None = None) -> bool:
+    """Past half its life: the answer carries a fresh token, so a player who comes back
+    keeps their games however long they play."""
+    now = time.time() if now is None else now
+    return identity.issued is None or now - identity.issued > max_age / 2
+
+
 class CsrfError(Exception):
     """A state-changing request as an existing player without that player's token."""
 
 
-def content_security_policy(path: str, nonce: str | None = None) -> str:
-    if path == DOCS_PATH and nonce:
-        # the API docs page is FastAPI's Swagger UI: its loader script gets a nonce and
-        # the UI itself comes from the CDN that page names
-        cdn = "https://cdn.jsdelivr.net"
-        return (f"default-src 'self'; script-src 'self' 'nonce-{nonce}' {cdn}; style-src 'self' 'unsafe-inline' {cdn}; "
-                "img-src 'self' data: https://fastapi.tiangolo.com; connect-src 'self'; object-src 'none'; "
-                "base-uri 'none'; frame-ancestors 'none'")
+def content_security_policy(path: str) -> str:
+    # the API docs page runs the vendored Swagger UI from /static like every other script
     ancestors = "*" if EMBED_PATH.match(path) else "'none'"
     return f"{_POLICY}; frame-ancestors {ancestors}"
 
@@ -101,13 +169,10 @@ def cross_origin(scope: Scope) -> bool:
     return urlsplit(origin.strip()).netloc.lower() != host
 
 
-class _TooLarge(Exception):
-    pass
-
-
 class SecurityMiddleware:
     """Pure ASGI (so it can stop a body before the app reads it): origin check, body
-    limit, and the security headers on every response."""
+    limit, security and cache headers on every response, and redirects that keep the
+    request's language prefix."""
 
     def __init__(self, app: ASGIApp, max_body: int = MAX_BODY_BYTES) -> None:
         self.app = app
@@ -119,15 +184,13 @@ class SecurityMiddleware:
             return
         path: str = scope.get("path", "")
         state: MutableMapping[str, Any] = scope.setdefault("state", {})
-        nonce = secrets.token_urlsafe(16)
-        state["csp_nonce"] = nonce
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers = [(k, v) for k, v in message.get("headers", ())
-                           if k.lower() not in (b"content-security-policy", b"x-frame-options")]
+                drop = (b"content-security-policy", b"x-frame-options")
+                headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() not in drop]
                 framable = EMBED_PATH.match(path) is not None or bool(state.get("framable"))
-                policy = content_security_policy(path, nonce)
+                policy = content_security_policy(path)
                 if state.get("framable") and not EMBED_PATH.match(path):
                     policy = policy.replace("frame-ancestors 'none'", "frame-ancestors *")
                 headers.append((b"content-security-policy", policy.encode()))
@@ -135,6 +198,11 @@ class SecurityMiddleware:
                     headers.append((b"x-frame-options", b"DENY"))
                 headers.append((b"x-content-type-options", b"nosniff"))
                 headers.append((b"referrer-policy", b"same-origin"))
+                if not path.startswith(STATIC_PREFIX) and not any(k.lower() == b"cache-control" for k, _ in headers):
+                    # pages and API answers carry the player's tokens: never kept by a cache
+                    headers.append((b"cache-control", b"no-store"))
+                if 300 <= message["status"] < 400:
+                    headers = _keep_prefix(headers, state)
                 message = {**message, "headers": headers}
             await send(message)
 
@@ -145,33 +213,30 @@ class SecurityMiddleware:
         length = _header(scope, b"content-length")
         if length is not None:
             try:
-                too_big = int(length) > self.max_body
+                declared = int(length)
             except ValueError:
                 await _plain(400, "Bad Content-Length.", scope)(scope, receive, send_with_headers)
                 return
-            if too_big:
+            if declared > self.max_body:
                 await _plain(413, "The request is too large.", scope)(scope, receive, send_with_headers)
                 return
-            await self.app(scope, receive, send_with_headers)
-            return
         if method in SAFE_METHODS:
             await self.app(scope, receive, send_with_headers)
             return
-        # no declared length (chunked): read the body here, up to the limit, then replay it
+        # Read the body here, counting the bytes that really arrive, up to the limit, then
+        # replay it.  Content-Length is not trusted: with "Transfer-Encoding: chunked" too, the
+        # server reads chunks until the last one, whatever length was declared.
         body = bytearray()
-        try:
-            while True:
-                message = await receive()
-                if message["type"] != "http.request":
-                    break
-                body += message.get("body", b"")
-                if len(body) > self.max_body:
-                    raise _TooLarge
-                if not message.get("more_body", False):
-                    break
-        except _TooLarge:
-            await _plain(413, "The request is too large.", scope)(scope, receive, send_with_headers)
-            return
+        while True:
+            message = await receive()
+            if message["type"] != "http.request":
+                break
+            body += message.get("body", b"")
+            if len(body) > self.max_body:
+                await _plain(413, "The request is too large.", scope)(scope, _disconnected, send_with_headers)
+                return
+            if not message.get("more_body", False):
+                break
         replayed = False
 
         async def replay() -> Message:
@@ -182,6 +247,50 @@ class SecurityMiddleware:
             return await receive()
 
         await self.app(scope, replay, send_with_headers)
+
+
+async def _disconnected() -> Message:
+    return {"type": "http.disconnect"}
+
+
+def _keep_prefix(headers: list[tuple[bytes, bytes]], state: MutableMapping[str, Any]) -> list[tuple[bytes, bytes]]:
+    """A redirect the app made for ``/it/embed/`` points at ``/embed``: the routes never see
+    the prefix.  Put it back on a Location of this site that lacks it."""
+    language = state.get("language")
+    prefix: str = getattr(language, "prefix", "")
+    if not prefix:
+        return headers
+    out = []
+    for key, value in headers:
+        if key.lower() == b"location":
+            parts = urlsplit(value.decode("latin-1"))
+            if not (parts.path == prefix or parts.path.startswith(prefix + "/")) and parts.path.startswith("/"):
+                value = urlunsplit(parts._replace(path=prefix + parts.path)).encode("latin-1")
+        out.append((key, value))
+    return out
+
+
+class HeadAsGet:
+    """HEAD answered wherever GET is (FastAPI routes only answer the methods they name): the
+    request is served as a GET and its body is not sent; the headers, Content-Length
+    included, are the GET's."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http" or scope.get("method") != "HEAD" or scope.get("path", "").startswith(STATIC_PREFIX):
+            await self.app(scope, receive, send)
+            return
+
+        async def no_body(message: Message) -> None:
+            if message["type"] == "http.response.body":
+                if message.get("more_body", False):
+                    return
+                message = {"type": "http.response.body", "body": b"", "more_body": False}
+            await send(message)
+
+        await self.app({**scope, "method": "GET"}, receive, no_body)
 
 
 def _wants_json(scope: Scope) -> bool:
@@ -204,20 +313,19 @@ def _error_page(message: str) -> str:
 # ---- CSRF: a dependency on every router, checked before any other work ----------------------
 
 def player_id_of(request: Request) -> str | None:
-    """The player id from a validly signed cookie, else None (import here to avoid a cycle)."""
-    from .deps import player_id_from_cookie
-
-    settings = request.app.state.settings
-    return player_id_from_cookie(settings, request.cookies.get(settings.cookie_name))
+    """The player id from a valid token (header or cookie), else None."""
+    identity = identify(request)
+    return identity.player_id if identity else None
 
 
 async def require_csrf(request: Request) -> None:
     if request.method.upper() in SAFE_METHODS:
         return
-    pid = player_id_of(request)
-    if pid is None:
+    identity = identify(request)
+    if identity is None or identity.source == "header":
+        # nobody yet, or a custom header that only our own page can send
         return
-    expected = csrf_token(request.app.state.settings.secret_key, pid)
+    expected = csrf_token(request.app.state.settings.secret_key, identity.player_id)
     given = request.headers.get(CSRF_HEADER)
     if given is None and "form" in request.headers.get("content-type", ""):
         form = await request.form()
@@ -256,20 +364,24 @@ async def invalid_request(request: Request, exc: Exception) -> Response:
     message = _validation_message(exc)
     if request.url.path.startswith("/api/"):
         return JSONResponse({"error": "invalid_request", "detail": message}, status_code=422)
-    return await run_in_threadpool(_invalid_form, request, message)
+    return await run_in_threadpool(refused_page, request, message, 422)
 
 
-def _invalid_form(request: Request, message: str) -> Response:
+def refused_page(request: Request, message: str, status: int) -> Response:
+    """The page's answer to a refused request: the table as it is now with ``message``
+    (an HTMX request gets the table fragment, which it swaps like any 4xx)."""
     from . import services
+    from .models import Player
     from .routers import pages
 
+    embed = "/embed" in request.headers.get("HX-Current-URL", request.url.path)
     with Session(request.app.state.db_engine, expire_on_commit=False) as session:
-        player = services.get_player(session, player_id_of(request))
-        if player is None:
-            return HTMLResponse(_error_page(message), status_code=422)
-        response = pages._failed(request, session, player, ValueError(message), embed=False)
-        response.status_code = 422
-        return response
+        pid = player_id_of(request)
+        player = services.get_player(session, pid) or Player(id=pid or services.new_id())
+        ctx = pages.page_context(session, player, embed=embed, error=message)
+        if request.headers.get("HX-Request") == "true":
+            return pages._render_fragment(request, ctx, status_code=status)
+        return pages._render_page(request, ctx, status_code=status)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:

@@ -15,8 +15,10 @@ from collections import OrderedDict
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
+from typing import Any
 
-from sqlalchemy import bindparam, exists, update
+from sqlalchemy import bindparam, exists, inspect, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
@@ -27,6 +29,8 @@ from engine.errors import IllegalMoveError
 from engine.moves import MoonMove, Move, NextRound, PassMove, PlayMove, parse_move
 from engine.referee import computer_turns
 
+from . import limits
+from .db import writing
 from .models import DIFFICULTIES, GameRecord, Player, Record, utcnow
 from .thinking import POOLED
 
@@ -49,6 +53,16 @@ class StaleStateError(Exception):
                          "reload the game and try again")
         self.expected = expected
         self.got = got
+
+
+class GameClosedError(StaleStateError):
+    """The game is finished or was abandoned: it is kept as it is and takes no more moves."""
+
+    def __init__(self, status: str) -> None:
+        Exception.__init__(self, "this game is over; start a new one" if status == "finished"
+                           else "this game was abandoned when a new one was dealt; it takes no more moves")
+        self.status = status
+        self.expected = self.got = -1
 
 
 @dataclass(frozen=True)
@@ -86,23 +100,55 @@ def get_player(session: Session, player_id: str | None) -> Player | None:
 
 
 def create_player(session: Session) -> Player:
-    player = Player(id=new_id())
-    session.add(player)
-    session.commit()
-    return player
+    """A new stored player (tests and tools; requests go through :func:`ensure_player`)."""
+    return ensure_player(session, Player(id=new_id()))
+
+
+def is_stored(player: Player) -> bool:
+    return bool(inspect(player).has_identity)
+
+
+def _insert_ignore(session: Session) -> Any:
+    if session.get_bind().dialect.name == "postgresql":
+        return postgresql.insert(Player).on_conflict_do_nothing()
+    return sqlite.insert(Player).on_conflict_do_nothing()
+
+
+def ensure_player(session: Session, player: Player) -> Player:
+    """The stored row of ``player``, written now if this is the first thing worth keeping
+    that the player does (a game, a preference): a visitor who only looks costs nothing.
+
+    Creating one is rate-limited per client (:mod:`app.limits`).  Two first requests of the
+    same new player (two tabs) both end up with the one row: the insert ignores a conflict."""
+    if is_stored(player):
+        return player
+    settings = session.info.get("settings")
+    client = session.info.get("client")
+    if settings is not None and client is not None:
+        limits.take(session, "player", client, settings.players_per_hour / 3600, settings.players_burst)
+    values = {"id": player.id, "created_at": utcnow(), "fast_play": player.fast_play, "difficulty": player.difficulty}
+    with writing(session):
+        session.exec(_insert_ignore(session).values(**values))  # type: ignore[call-overload]
+        session.commit()
+    stored = session.get(Player, player.id)
+    assert stored is not None
+    return stored
 
 
 def set_preferences(session: Session, player: Player, *, fast_play: bool | None = None,
                     difficulty: str | None = None) -> Player:
-    if fast_play is not None:
-        player.fast_play = fast_play
-    if difficulty is not None:
-        if difficulty not in DIFFICULTIES:
-            raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
-        player.difficulty = difficulty
-    session.add(player)
-    session.commit()
-    return player
+    if difficulty is not None and difficulty not in DIFFICULTIES:
+        raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
+    stored = ensure_player(session, player)
+    for target in {id(player): player, id(stored): stored}.values():
+        if fast_play is not None:
+            target.fast_play = fast_play
+        if difficulty is not None:
+            target.difficulty = difficulty
+    with writing(session):
+        session.add(stored)
+        session.commit()
+    return stored
 
 
 @dataclass(frozen=True)
@@ -124,16 +170,31 @@ def records(session: Session, player: Player) -> list[RecordLine]:
     return out
 
 
-def _count_finished(session: Session, rec: GameRecord, game: Game) -> None:
+def _record_row(session: Session, rec: GameRecord) -> Record:
     row = session.get(Record, (rec.player_id, rec.difficulty))
-    if row is None:
-        row = Record(player_id=rec.player_id, difficulty=rec.difficulty)
+    return row if row is not None else Record(player_id=rec.player_id, difficulty=rec.difficulty)
+
+
+def _count_finished(session: Session, rec: GameRecord, game: Game) -> None:
+    row = _record_row(session, rec)
     row.played += 1
     row.won += game.winner == PERSON
     final = game.totals[PERSON]
     row.best_score = final if row.best_score is None else min(row.best_score, final)
-    row.moons += sum(1 for s in game.shooters if s == PERSON)
     session.add(row)
+
+
+def _count_moons(session: Session, rec: GameRecord, moons: int) -> None:
+    row = _record_row(session, rec)
+    row.moons += moons
+    session.add(row)
+
+
+def person_moons(game: Game) -> int:
+    """How many times the person has shot the moon in this game so far (a moon is decided
+    when the last trick of its hand is taken, before any shooter's choice)."""
+    shot = sum(1 for s in game.shooters if s == PERSON)
+    return shot + (game.phase is Phase.MOON_CHOICE and game.pending_shooter == PERSON)
 
 
 # ---- games ------------------------------------------------------------------------------
@@ -212,8 +273,13 @@ class StaleGameError(StaleStateError):
 
 
 def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
-               seed: int | str | None = None, replaces: str | None = None) -> Outcome:
+               seed: int | str | None = None, replaces: str | None = None, practice: bool | None = None) -> Outcome:
     """Abandon the player's game in progress, deal a new one and let the computer players act.
+
+    Only the server deals games that count toward records.  A game dealt from a ``seed``
+    the client chose is a practice game: whoever chose the seed can replay the deal and
+    see the computer players' hands, so it never counts (SPEC §8).  ``practice`` overrides
+    that for tests and tools that need a reproducible counted deal; requests never pass it.
 
     ``replaces``, when given, is the id of the game the request was made from ("" for none):
     if the player's current game is another one by the time the deal is stored, nothing is
@@ -221,21 +287,27 @@ def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
     if difficulty not in DIFFICULTIES:
         raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
     game = Game(rules, seed=seed)
+    player = ensure_player(session, player)
+    settings = session.info.get("settings")
+    client = session.info.get("client")
+    if settings is not None and client is not None:
+        limits.take(session, "game", client, settings.games_per_minute / 60, settings.games_burst)
     _end_transaction(session)
     # the computer players' passes are computed before the transaction that stores them,
     # so a slow search never holds the database's write lock
     steps = _bots(session, game, difficulty)
-    if replaces is not None:
-        _claim_table(session, player, replaces)
-    session.exec(update(GameRecord)  # type: ignore[call-overload]
-                 .where(col(GameRecord.player_id) == player.id, col(GameRecord.status) == "active")
-                 .values(status="abandoned", updated_at=utcnow()))
     rec = GameRecord(id=new_id(), player_id=player.id, difficulty=difficulty, record=dumps(game),
-                     version=game.move_count)
-    player.difficulty = difficulty
-    session.add(player)
-    session.add(rec)
-    session.commit()
+                     version=game.move_count, practice=seed is not None if practice is None else practice)
+    with writing(session):
+        if replaces is not None:
+            _claim_table(session, player, replaces)
+        session.exec(update(GameRecord)  # type: ignore[call-overload]
+                     .where(col(GameRecord.player_id) == player.id, col(GameRecord.status) == "active")
+                     .values(status="abandoned", updated_at=utcnow()))
+        player.difficulty = difficulty
+        session.add(player)
+        session.add(rec)
+        session.commit()
     GAMES.put(rec, game)
     return Outcome(rec, game, steps)
 
@@ -262,6 +334,8 @@ def _claim_table(session: Session, player: Player, replaces: str) -> None:
 def _act(session: Session, player: Player, game_id: str | None, version: int,
          move: Callable[[Game], Move]) -> Outcome:
     rec = find_game(session, player, game_id)
+    if rec.status != "active":
+        raise GameClosedError(rec.status)
     if version != rec.version:
         raise StaleStateError(rec.version, version)
     game = load_game(rec)
@@ -282,27 +356,42 @@ def _end_transaction(session: Session) -> None:
 
 
 _GAMES_TABLE = GameRecord.__table__  # type: ignore[attr-defined]
+_STORED = ("record", "version", "updated_at", "status", "moons_counted")
 _STORE = (update(_GAMES_TABLE)
-          .where(_GAMES_TABLE.c.id == bindparam("b_id"), _GAMES_TABLE.c.version == bindparam("b_old"))
-          .values(**{name: bindparam("b_" + name) for name in ("record", "version", "updated_at", "status")}))
+          .where(_GAMES_TABLE.c.id == bindparam("b_id"), _GAMES_TABLE.c.version == bindparam("b_old"),
+                 _GAMES_TABLE.c.status == "active")
+          .values(**{name: bindparam("b_" + name) for name in _STORED}))
 """Storing an action, built once: a Core statement skips the ORM's statement building
-and its synchronisation of loaded objects, which :func:`_store` does itself."""
+and its synchronisation of loaded objects, which :func:`_store` does itself.  The status
+is guarded like the version: an action that raced a new deal must not bring the game it
+played on back from "abandoned"."""
 
 
 def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step]) -> Outcome:
     old = rec.version
-    finished = game.is_over and rec.status == "active"
+    finished = game.is_over
+    moons = person_moons(game)
     values = {"record": dumps(game), "version": game.move_count, "updated_at": utcnow(),
-              "status": "finished" if finished else rec.status}
-    # the version guard makes two simultaneous requests on the same move impossible to
-    # both succeed: the second matches no row and is refused as stale
-    result = session.exec(_STORE, params={"b_id": rec.id, "b_old": old, **{"b_" + k: v for k, v in values.items()}})
-    if result.rowcount != 1:
-        session.rollback()
-        raise StaleStateError(old + 1, old)
-    if finished:
-        _count_finished(session, rec, game)
-    session.commit()
+              "status": "finished" if finished else "active", "moons_counted": moons}
+    with writing(session):
+        # the version guard makes two simultaneous requests on the same move impossible to
+        # both succeed: the second matches no row and is refused as stale
+        result = session.exec(_STORE, params={"b_id": rec.id, "b_old": old,
+                                              **{"b_" + k: v for k, v in values.items()}})
+        if result.rowcount != 1:
+            session.rollback()
+            current = session.get(GameRecord, rec.id, populate_existing=True)
+            session.commit()
+            if current is not None and current.status != "active":
+                raise GameClosedError(current.status)
+            raise StaleStateError(old + 1, old)
+        # records ride in the same transaction as the guarded store: counted once or not at all
+        if not rec.practice:
+            if moons > rec.moons_counted:
+                _count_moons(session, rec, moons - rec.moons_counted)
+            if finished:
+                _count_finished(session, rec, game)
+        session.commit()
     for name, value in values.items():
         # as loaded, not as changed: the row already holds these values
         set_committed_value(rec, name, value)

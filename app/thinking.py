@@ -13,6 +13,12 @@ and each action waits at most ``BOT_TIMEOUT`` seconds for it (default 20).  When
 pool is saturated beyond that, the careful Medium player moves for Hard this once
 rather than leave the person waiting; this is logged.  No database transaction is open
 while a worker thinks: see :func:`app.services._act`.
+
+A worker that dies (killed, out of memory) breaks a ``ProcessPoolExecutor`` for good: the
+pool is then replaced at the next action, which is retried once on the new pool, so the
+person never sees an error for it; :meth:`Thinker.state` tells ``/healthz``.  The workers
+(and the forkserver that starts them) watch the web process through a pidfd and exit the
+moment it dies, even by SIGKILL, so a crashed server leaves no processes behind.
 """
 
 from __future__ import annotations
@@ -20,10 +26,12 @@ from __future__ import annotations
 import logging
 import multiprocessing
 import os
+import select
 import threading
 from collections.abc import Set as AbstractSet
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
+from concurrent.futures.process import BrokenProcessPool
 
 from engine import loads
 from engine.bots import get_bot
@@ -36,16 +44,54 @@ POOLED = frozenset({"hard"})
 
 
 WORKER_NICENESS = 10
+_GUARD_ENV = "HEARTS_SERVER_PID"
 
 
-def _lower_priority() -> None:
-    """In a worker: yield the CPU to the web process.  A search only has to finish within
-    its budget, while every other player's request waits on the web process; on a busy
-    machine the scheduler then serves the requests first (docs/benchmarks.md)."""
+def _start_worker(server_pid: int) -> None:
+    """In a worker, first thing: yield the CPU to the web process, and die with it.
+
+    A search only has to finish within its budget, while every other player's request
+    waits on the web process; on a busy machine the scheduler then serves the requests
+    first (docs/benchmarks.md)."""
     try:
         os.nice(WORKER_NICENESS)
     except OSError:
         pass
+    exit_with(server_pid)
+
+
+def exit_with(pid: int) -> None:
+    """Exit this process as soon as process ``pid`` ends.
+
+    A worker's parent is the forkserver, not the web process, so PR_SET_PDEATHSIG cannot
+    tell it; a pidfd (Linux 5.3+) becomes readable when ``pid`` exits, whoever reaps it, and
+    cannot be fooled by the number being reused.  Elsewhere, polling ``os.kill(pid, 0)``."""
+    try:
+        fd: int | None = os.pidfd_open(pid)
+    except (AttributeError, OSError):
+        fd = None
+    if fd is None and not _alive(pid):
+        os._exit(0)
+
+    def watch() -> None:
+        if fd is not None:
+            select.select([fd], [], [])
+        else:
+            while _alive(pid):
+                threading.Event().wait(1.0)
+        os._exit(0)  # no clean-up to do: the web process that wanted the answer is gone
+
+    threading.Thread(target=watch, name=f"exit-with-{pid}", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def think(record: str, difficulty: str, people: AbstractSet[int]) -> list[str]:
@@ -73,28 +119,63 @@ class Thinker:
                 # forkserver: workers never inherit a copy of this multi-threaded process
                 # (a fork could copy a lock some other thread was holding)
                 ctx = multiprocessing.get_context("forkserver")
+                # the forkserver itself dies with this process too (see exit_with)
+                ctx.set_forkserver_preload(["app._forkserver_guard"])
+                os.environ[_GUARD_ENV] = str(os.getpid())
                 self._pool = ProcessPoolExecutor(max_workers=self.workers, mp_context=ctx,
-                                                 initializer=_lower_priority)
+                                                 initializer=_start_worker, initargs=(os.getpid(),))
             return self._pool
+
+    def _discard(self, pool: ProcessPoolExecutor) -> None:
+        """Drop a broken pool (only if it is still the current one: another thread may
+        have replaced it already); the next submit starts a new one."""
+        with self._lock:
+            if self._pool is pool:
+                self._pool = None
+        pool.shutdown(wait=False, cancel_futures=True)
 
     def moves(self, record: str, difficulty: str, people: AbstractSet[int] = frozenset({0})) -> list[str] | None:
         """The computer players' move codes until one of the ``people`` (the seats of
         persons; by default the solo table's, seat 0) must act, or None when the pool did not
-        answer in time."""
-        future: Future[list[str]] = self._executor().submit(think, record, difficulty, frozenset(people))
-        try:
-            return future.result(timeout=self.timeout)
-        except FutureTimeout:
-            future.cancel()
-            log.warning("computer players' thinking took more than %.1f s; a quicker player stands in",
-                        self.timeout)
-        except Exception:  # a crashed worker (BrokenProcessPool) must not lose the person's move
-            log.exception("computer players' worker failed; a quicker player stands in this once")
-            with self._lock:
-                broken, self._pool = self._pool, None
-            if broken is not None:
-                broken.shutdown(wait=False, cancel_futures=True)
+        answer in time (or failed twice running): a quicker player then stands in for this action."""
+        for attempt in (1, 2):
+            pool = self._executor()
+            try:
+                future: Future[list[str]] = pool.submit(think, record, difficulty, frozenset(people))
+                return future.result(timeout=self.timeout)
+            except FutureTimeout:
+                future.cancel()
+                log.warning("computer players' thinking took more than %.1f s; a quicker player stands in",
+                            self.timeout)
+                return None
+            except (BrokenProcessPool, RuntimeError):
+                # a worker died (killed, out of memory): this pool takes no more work
+                # ("cannot schedule new futures" once broken); a new one gets the retry
+                log.error("computer players' worker pool broke (attempt %d); starting a new one", attempt)
+                self._discard(pool)
+            except Exception:  # a bug in a search must not lose the person's move either
+                log.exception("computer players' worker failed; a quicker player stands in this once")
+                return None
         return None
+
+    def state(self) -> str:
+        """For ``/healthz``: ``"idle"`` (no pool started yet, or none configured), ``"ok"``,
+        or ``"broken"`` (a worker died; the next action starts a new pool)."""
+        with self._lock:
+            pool = self._pool
+        if not self.workers or pool is None:
+            return "idle"
+        processes = getattr(pool, "_processes", None) or {}
+        if getattr(pool, "_broken", False) or any(not p.is_alive() for p in list(processes.values())):
+            return "broken"
+        return "ok"
+
+    def heal(self) -> None:
+        """Replace a broken pool now (``/healthz`` does this after reporting it)."""
+        with self._lock:
+            pool = self._pool
+        if pool is not None and self.state() == "broken":
+            self._discard(pool)
 
     def close(self) -> None:
         with self._lock:

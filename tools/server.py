@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import time
@@ -24,18 +25,23 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
-def start_app(port: int, env: dict[str, str], log: IO[str], *extra_args: str) -> subprocess.Popen[bytes]:
+def start_app(port: int, env: dict[str, str], log: IO[str], *extra_args: str,
+              health_url: str | None = None) -> subprocess.Popen[bytes]:
     """uvicorn serving ``app.main:app_from_env`` on 127.0.0.1:``port`` with ``env`` added to
-    this process's environment; returns once ``/healthz`` answers 200.  Raises RuntimeError
-    (naming the log file) if the process exits or never answers."""
+    this process's environment; returns once ``/healthz`` (or ``health_url``, e.g. over TLS
+    with a self-signed certificate) answers 200.  Raises RuntimeError (naming the log file)
+    if the process exits or never answers."""
     proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "app.main:app_from_env",
                              "--host", "127.0.0.1", "--port", str(port), *extra_args],
                             cwd=ROOT, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
+    url = health_url or f"http://127.0.0.1:{port}/healthz"
+    # a self-signed certificate is what the TLS tests serve: do not verify it here
+    context = ssl._create_unverified_context() if url.startswith("https") else None
     for _ in range(600):  # polls, not a timing: a server that never answers fails below
         if proc.poll() is not None:
             raise RuntimeError(f"the app exited at start; see {log.name}")
         try:
-            with urllib.request.urlopen(f"http://127.0.0.1:{port}/healthz", timeout=1) as r:
+            with urllib.request.urlopen(url, timeout=1, context=context) as r:
                 if r.status == 200:
                     return proc
         except OSError:

@@ -7,12 +7,12 @@ out of turn or on a stale version is 409, an unknown game is 404.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, Request, status
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from sqlmodel import Session
 
 from engine import Card, CardSet, PlayerView, Rules, RulesError
@@ -21,11 +21,26 @@ from engine.errors import HeartsError, IllegalMoveError, NotYourTurnError, Wrong
 
 from .. import services
 from ..deps import CurrentPlayer, SessionDep
-from ..services import PERSON, GameNotFoundError, Outcome, StaleStateError
+from ..services import PERSON, GameClosedError, GameNotFoundError, Outcome, StaleStateError
 
 router = APIRouter(prefix="/api/v1", tags=["game"])
 
 Difficulty = Literal["easy", "medium", "hard"]
+
+CARD_PATTERN = r"^(10|[2-9TJQKAtjqka])[CDSHcdsh♣♦♠♥]$"
+"""A card code as the API takes it: rank (2–10, J, Q, K, A; T for 10) then suit letter or symbol."""
+
+
+def _whole(value: Any) -> Any:
+    # JSON Schema's "integer" includes 481.0: take a whole float as the integer it is; a
+    # fraction, a string or a boolean still fails strict parsing
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+Whole = Annotated[int, BeforeValidator(_whole)]
+CardCode = Annotated[str, Field(pattern=CARD_PATTERN, examples=["QS", "10H"])]
 
 
 class GameOptions(BaseModel):
@@ -36,9 +51,9 @@ class GameOptions(BaseModel):
     model_config = ConfigDict(strict=True)
 
     difficulty: Difficulty = "medium"
-    players: int = Field(4, ge=3, le=6)
-    target_score: int = Field(100, ge=1, le=10_000)
-    max_rounds: int | None = Field(None, ge=1, le=1000, description="null: unlimited")
+    players: Whole = Field(4, ge=3, le=6)
+    target_score: Whole = Field(100, ge=1, le=10_000)
+    max_rounds: Whole | None = Field(None, ge=1, le=1000, description="null: unlimited")
     passing: bool = True
     omnibus: bool = False
     spot_hearts: bool = False
@@ -47,7 +62,9 @@ class GameOptions(BaseModel):
     points_on_first_trick: bool = False
     shooters_choice: bool = False
     cancellation: bool = False
-    seed: int | None = Field(None, description="deal from this seed (for reproducible games)")
+    seed: Whole | None = Field(None, ge=-(2**63), lt=2**63, description=(
+        "deal from this seed (a reproducible deal): the game is then a practice game, which never "
+        "counts toward records, since whoever knows the seed can see every hand"))
     replaces: str | None = Field(None, max_length=32, description=(
         'the id of the game this one replaces (your current game, or "" for none); if your current game '
         "is another one by then (a repeated request), nothing is dealt and the answer is 409"))
@@ -59,15 +76,17 @@ class GameOptions(BaseModel):
 class Versioned(BaseModel):
     model_config = ConfigDict(strict=True)
 
-    version: int = Field(description="the game's version (move count) this action was made against")
+    version: Whole = Field(ge=0, le=1_000_000,
+                           description="the game's version (move count) this action was made against")
 
 
 class PassBody(Versioned):
-    cards: list[str] = Field(description='the three cards to pass, e.g. ["QS", "AH", "KH"]')
+    cards: list[CardCode] = Field(min_length=3, max_length=3,
+                                  description='the three cards to pass, e.g. ["QS", "AH", "KH"]')
 
 
 class PlayBody(Versioned):
-    card: str = Field(description='the card to play, e.g. "10H"')
+    card: CardCode = Field(description='the card to play, e.g. "10H"')
 
 
 class MoonBody(Versioned):
@@ -78,7 +97,9 @@ class GameOut(BaseModel):
     game_id: str
     version: int
     difficulty: str
-    status: str
+    status: Literal["active", "finished", "abandoned"] = Field(
+        description="only an active game takes moves; a finished or abandoned one answers 409")
+    practice: bool = Field(description="a practice game (dealt from a seed you chose): never counted in records")
     view: dict[str, Any] = Field(description="what the person (seat 0) may know: hand, tricks, legal cards, scores…")
     events: list[dict[str, Any]] = Field(description="what happened during this action, in order")
 
@@ -102,10 +123,15 @@ ERRORS: dict[int | str, dict[str, Any]] = {
     403: {"model": ErrorOut, "description": "the X-CSRF-Token header is missing or wrong, or the request came "
                                             "from another site"},
     404: {"model": ErrorOut, "description": "no such game"},
-    409: {"model": ErrorOut, "description": "not your turn, or the game has moved on (stale version)"},
+    409: {"model": ErrorOut, "description": "not your turn, the game has moved on (stale version), or the game "
+                                            "is finished or abandoned"},
     413: {"model": ErrorOut, "description": "the request body is larger than 16 KB"},
     422: {"model": ErrorOut, "description": "an illegal move, invalid options or a malformed request"},
+    503: {"model": ErrorOut, "description": "the server is busy: retry after the Retry-After header's seconds"},
 }
+CREATE_ERRORS: dict[int | str, dict[str, Any]] = {
+    **ERRORS, 429: {"model": ErrorOut, "description": "too many new games or players from your address: retry "
+                                                      "after the Retry-After header's seconds"}}
 
 
 def _plain(value: Any) -> Any:
@@ -128,12 +154,13 @@ def event_to_dict(e: ev.Event) -> dict[str, Any]:
 
 def game_out(outcome: Outcome) -> GameOut:
     rec = outcome.record
-    return GameOut(game_id=rec.id, version=rec.version, difficulty=rec.difficulty, status=rec.status,
+    return GameOut(game_id=rec.id, version=rec.version, difficulty=rec.difficulty, status=rec.status,  # type: ignore[arg-type]
+                   practice=rec.practice,
                    view=PlayerView.of(outcome.game, PERSON).to_dict(),
                    events=[event_to_dict(e) for e in outcome.events])
 
 
-@router.post("/games", status_code=status.HTTP_201_CREATED, response_model=GameOut, responses=ERRORS)
+@router.post("/games", status_code=status.HTTP_201_CREATED, response_model=GameOut, responses=CREATE_ERRORS)
 def start_game(options: GameOptions, session: SessionDep, player: CurrentPlayer) -> GameOut:
     """Deal a new game (abandoning the one in progress) and let the computer players act."""
     return game_out(services.start_game(session, player, options.rules(), options.difficulty, seed=options.seed,
@@ -189,6 +216,8 @@ def error_status(exc: Exception) -> tuple[int, str]:
     """The HTTP status and error key for a service or engine error (shared with the pages)."""
     if isinstance(exc, GameNotFoundError):
         return 404, "game_not_found"
+    if isinstance(exc, GameClosedError):
+        return 409, "game_" + exc.status
     if isinstance(exc, StaleStateError):
         return 409, "stale_version"
     if isinstance(exc, NotYourTurnError | WrongPhaseError):

@@ -1,16 +1,40 @@
-"""Liveness for the container HEALTHCHECK and load balancers: the database answers."""
+"""Health for the container HEALTHCHECK and load balancers: what works and what does not.
+
+200 ``{"status": "ok", ...}`` when the database answers and the bot pool can take work;
+503 ``{"status": "degraded", ...}`` otherwise, naming the part.  It never queues behind
+the requests being served (the admission gate lets it through, and it has its own
+database connection), so it answers during a burst too.
+"""
 
 from __future__ import annotations
 
-from fastapi import APIRouter
-from sqlalchemy import text
+from typing import Any
 
-from ..deps import SessionDep
+from fastapi import APIRouter, Request
+from fastapi.responses import JSONResponse
+from sqlalchemy import text
+from sqlalchemy.exc import SQLAlchemyError
 
 router = APIRouter(tags=["health"])
 
 
 @router.get("/healthz")
-def healthz(session: SessionDep) -> dict[str, str]:
-    session.exec(text("SELECT 1"))  # type: ignore[call-overload]
-    return {"status": "ok"}
+def healthz(request: Request) -> JSONResponse:
+    state = request.app.state
+    try:
+        with state.health_engine.connect() as conn:
+            conn.execute(text("SELECT 1"))
+        database = "ok"
+    except SQLAlchemyError:
+        database = "unavailable"
+    thinker = state.thinker
+    bots = thinker.state()
+    if bots == "broken":
+        # said once, then replaced: the next action (or check) finds a working pool
+        thinker.heal()
+    ok = database == "ok" and bots != "broken"
+    body: dict[str, Any] = {"status": "ok" if ok else "degraded", "database": database, "bots": bots}
+    gate = getattr(state, "gate", None)
+    if gate is not None:
+        body["requests"] = {"active": gate.active, "waiting": gate.waiting}
+    return JSONResponse(body, status_code=200 if ok else 503)

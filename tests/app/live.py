@@ -19,7 +19,8 @@ SECRET = "live-test-secret"
 
 
 class LiveServer:
-    def __init__(self, data_dir: Path, database_url: str | None = None, bot_workers: int = 1) -> None:
+    def __init__(self, data_dir: Path, database_url: str | None = None, bot_workers: int = 1,
+                 env: dict[str, str] | None = None) -> None:
         self.data_dir = data_dir
         data_dir.mkdir(parents=True, exist_ok=True)
         self.database_url = database_url or f"sqlite:///{data_dir / 'hearts.db'}"
@@ -28,6 +29,7 @@ class LiveServer:
         engine.dispose()
         self.proc: subprocess.Popen[bytes] | None = None
         self.bot_workers = bot_workers
+        self.env = env or {}
         self.port = 0
         self.starts = 0
         self._log: IO[str] | None = None
@@ -39,7 +41,7 @@ class LiveServer:
     def start(self) -> None:
         self.port = free_port()
         env = {"DATA_DIR": str(self.data_dir), "DATABASE_URL": self.database_url,
-               "SECRET_KEY": SECRET, "BOT_WORKERS": str(self.bot_workers)}
+               "SECRET_KEY": SECRET, "BOT_WORKERS": str(self.bot_workers), **self.env}
         self._log = open(self.data_dir / "server.log", "a")  # noqa: SIM115  (closed in stop)
         self.starts += 1
         self.proc = start_app(self.port, env, self._log, "--no-access-log")

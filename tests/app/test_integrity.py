@@ -255,7 +255,7 @@ def test_a_finished_game_is_counted_once_even_when_stored_twice_concurrently(app
     engine = app.state.db_engine
     with Session(engine, expire_on_commit=False) as s:
         player = services.create_player(s)
-        out = services.start_game(s, player, Rules(passing=False, max_rounds=1), "easy", seed=2)
+        out = services.start_game(s, player, Rules(passing=False, max_rounds=1), "easy", seed=2, practice=False)
         rec_id = out.record.id
     results: list[str] = []
 

@@ -88,7 +88,9 @@ def test_the_embed_snippet_is_an_iframe_titled_hearts_with_a_link_below(client: 
 
 
 def test_healthz(client: TestClient) -> None:
-    assert client.get("/healthz").json() == {"status": "ok"}
+    r = client.get("/healthz")
+    assert r.status_code == 200
+    assert r.json()["status"] == "ok" and r.json()["database"] == "ok" and r.json()["bots"] in ("idle", "ok")
 
 
 # ---- the page's actions ----------------------------------------------------------------
@@ -308,8 +310,8 @@ def test_api_unknown_game_of_another_player_is_404(app: FastAPI, client: TestCli
         assert stranger.get("/api/v1/games/current").status_code == 404
 
 
-def test_api_plays_a_whole_game_and_counts_the_record(client: TestClient) -> None:
-    data = new_game(client, difficulty="easy", target_score=10)
+def play_through(client: TestClient, data: dict) -> dict:
+    """Play the person's first legal choices until the game is over; the last answer."""
     while data["status"] == "active":
         gid, version, view = data["game_id"], data["version"], data["view"]
         if view["phase"] == "pass":
@@ -322,13 +324,37 @@ def test_api_plays_a_whole_game_and_counts_the_record(client: TestClient) -> Non
             r = client.post(f"/api/v1/games/{gid}/next", json={"version": version})
         assert r.status_code == 200, r.text
         data = r.json()
+    return data
+
+
+def test_api_plays_a_whole_game_and_counts_the_record(client: TestClient) -> None:
+    r = client.post("/api/v1/games", json={"difficulty": "easy", "target_score": 10})  # dealt by the server
+    assert r.status_code == 201 and r.json()["practice"] is False
+    data = play_through(client, r.json())
     assert data["status"] == "finished" and data["view"]["phase"] == "game_over"
     assert any(e["type"] == "game_over" for e in data["events"])
     records = {r["difficulty"]: r for r in client.get("/api/v1/records").json()}
     won = data["view"]["winner"] == 0
+    moons = data["view"]["shooters"].count(0)
     assert records["easy"] == {"difficulty": "easy", "played": 1, "won": int(won),
-                               "best_score": data["view"]["totals"][0], "moons": 0}
+                               "best_score": data["view"]["totals"][0], "moons": moons}
     assert records["medium"]["played"] == 0
+
+
+def test_a_game_from_a_chosen_seed_is_practice_and_never_counts(app: FastAPI, client: TestClient) -> None:
+    """Whoever chose the seed can replay the deal and see every hand (issue 9, item 5)."""
+    data = new_game(client, difficulty="hard", target_score=10)
+    assert data["practice"] is True
+    with Session(app.state.db_engine) as s:
+        rec = s.get(GameRecord, data["game_id"])
+        assert rec is not None and rec.practice is True
+    data = play_through(client, data)
+    assert data["status"] == "finished" and data["practice"] is True
+    records = client.get("/api/v1/records").json()
+    assert all(line["played"] == 0 and line["moons"] == 0 for line in records)
+    # the page says so, on the table and in the game's description
+    page = client.get("/").text
+    assert "Practice game: not counted in your records" in page
 
 
 def test_openapi_describes_the_api(client: TestClient) -> None:

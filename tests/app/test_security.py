@@ -246,14 +246,19 @@ def test_every_response_carries_the_headers(bare: TestClient, path: str) -> None
     assert r.headers["referrer-policy"] == "same-origin"
 
 
-def test_the_api_docs_run_their_loader_under_a_nonce(bare: TestClient) -> None:
+def test_the_api_docs_load_only_vendored_scripts(bare: TestClient) -> None:
+    """Swagger UI is vendored from the npm registry, pinned: nothing from a CDN, no inline script."""
     r = bare.get("/api/docs")
     assert r.status_code == 200
-    nonce = re.search(r'<script nonce="([^"]+)">', r.text)
-    assert nonce
-    assert f"'nonce-{nonce.group(1)}'" in directives(r.headers["content-security-policy"])["script-src"]
-    assert "<script>" not in r.text
-    assert bare.get("/api/docs").text != r.text  # a fresh nonce on every response
+    assert directives(r.headers["content-security-policy"])["script-src"] == "'self'"
+    parser = _Inline()
+    parser.feed(r.text)
+    assert parser.inline_scripts == 0
+    sources = re.findall(r'(?:src|href)="([^"]+)"', r.text)
+    assert sources and all(s.startswith("/static/") for s in sources), sources
+    for path in sources:
+        assert bare.get(path).status_code == 200, path
+    assert "cdn" not in r.text.lower()
 
 
 # ---- body limit ------------------------------------------------------------------------------
@@ -281,3 +286,49 @@ def test_bodies_above_the_limit_are_refused_with_413(app: FastAPI) -> None:
     small = iter([b'{"version": ', str(game["version"]).encode(), b"}"])
     r = c.post(f"/api/v1/games/{game['game_id']}/next", content=small, headers={"content-type": "application/json"})
     assert r.status_code == 409 and r.json()["error"] == "wrong_phase"
+
+
+# ---- the player token header (the embed without cookies, issue 10 item 3) -------------------
+
+PLAYER_HEADER = "X-Player-Token"
+
+
+def test_the_embed_page_carries_its_players_token_for_a_frame_without_cookies(app: FastAPI, bare: TestClient) -> None:
+    page = bare.get("/embed")
+    token = re.search(r'data-player-token="([^"]+)"', page.text)
+    assert token and 'data-player-new="1"' in page.text and "/static/identity.js" in page.text
+    assert token.group(1) == re.search(r"hearts_player=([^;]+)", page.headers["set-cookie"]).group(1)  # type: ignore[union-attr]
+    assert page.headers["x-player-token"] == token.group(1)
+    assert bare.get("/embed").headers.get("x-player-token") is None  # the cookie came back: no new token
+
+
+def test_a_request_named_by_the_header_needs_no_csrf_token_and_the_header_wins(app: FastAPI) -> None:
+    alice, game = player_with_game(app)
+    token = alice.cookies.get(COOKIE)
+    with TestClient(app) as frame:  # no cookie at all: only the header, as identity.js sends it
+        frame.cookies.set(COOKIE, signer(app.state.settings).dumps(uuid.uuid4().hex))  # someone else's cookie
+        body = {"version": game["version"], "cards": game["view"]["hand"][:3]}
+        r = frame.post(f"/api/v1/games/{game['game_id']}/pass", json=body, headers={PLAYER_HEADER: token})
+        assert r.status_code == 200, r.text  # alice's game, by the header, without a CSRF token
+        assert r.headers[PLAYER_HEADER] == token
+    assert stored_version(app, game["game_id"])[0] == r.json()["version"]
+
+
+def test_a_broken_header_falls_back_to_the_cookie_and_its_csrf_check(app: FastAPI) -> None:
+    alice, game = player_with_game(app)
+    body = {"version": game["version"], "cards": game["view"]["hand"][:3]}
+    del alice.headers[CSRF_HEADER]
+    for forged in ("garbage", alice.cookies.get(COOKIE)[:-2] + "xx"):  # type: ignore[index]
+        r = alice.post(f"/api/v1/games/{game['game_id']}/pass", json=body, headers={PLAYER_HEADER: forged})
+        assert r.status_code == 403 and r.json()["error"] == "csrf"
+    assert stored_version(app, game["game_id"])[0] == game["version"]
+
+
+def test_another_site_cannot_use_the_header_either(app: FastAPI) -> None:
+    alice, game = player_with_game(app)
+    body = {"version": game["version"], "cards": game["view"]["hand"][:3]}
+    with TestClient(app) as other:
+        r = other.post(f"/api/v1/games/{game['game_id']}/pass", json=body,
+                       headers={PLAYER_HEADER: alice.cookies.get(COOKIE), "Sec-Fetch-Site": "cross-site"})
+        assert r.status_code == 403 and r.json()["error"] == "forbidden"
+    assert stored_version(app, game["game_id"])[0] == game["version"]

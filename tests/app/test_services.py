@@ -126,7 +126,7 @@ def play_to_the_end(session: Session, p: Player, out: services.Outcome) -> servi
 
 def test_a_whole_game_ends_once_and_counts_in_the_records_once(session: Session) -> None:
     p = player(session)
-    out = services.start_game(session, p, Rules(target_score=20), "hard", seed=21)
+    out = services.start_game(session, p, Rules(target_score=20), "hard", seed=21, practice=False)
     out = play_to_the_end(session, p, out)
     rec = stored(session, out.record.id)
     assert rec.status == "finished"
@@ -138,7 +138,7 @@ def test_a_whole_game_ends_once_and_counts_in_the_records_once(session: Session)
     assert lines["hard"].best_score == game.totals[PERSON]
     assert lines["easy"].played == 0
     # nothing more can be done with a finished game, and it is never counted again
-    with pytest.raises(WrongPhaseError):
+    with pytest.raises(services.GameClosedError):
         services.next_round(session, p, None, rec.version)
     services.start_game(session, p, Rules(), "hard", seed=22)
     rows = session.exec(select(Record).where(Record.player_id == p.id)).all()

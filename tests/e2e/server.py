@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import ssl
 import subprocess
 import sys
 import threading
@@ -27,7 +28,10 @@ def app_server(data_dir: Path) -> Iterator[str]:
            "SECRET_KEY": "e2e-secret",
            # the iframe test frames the app from another site: the cookie must be
            # SameSite=None; Secure; Partitioned, which browsers accept from localhost
-           "SECURE_COOKIES": "1"}
+           "SECURE_COOKIES": "1",
+           # every browser of the suite comes from 127.0.0.1: the per-client limits are
+           # tested in tests/app/test_anonymous_data.py
+           "GAMES_PER_MINUTE": "0", "PLAYERS_PER_HOUR": "0"}
     data_dir.mkdir(parents=True, exist_ok=True)
     subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT, env={**os.environ, **env},
                    check=True, capture_output=True)
@@ -45,8 +49,9 @@ class _QuietHandler(SimpleHTTPRequestHandler):
 
 
 @contextmanager
-def host_page(directory: Path, app_url: str) -> Iterator[str]:
-    """Another site (127.0.0.1, another port) whose page frames the game."""
+def host_page(directory: Path, app_url: str, tls: tuple[Path, Path] | None = None) -> Iterator[str]:
+    """Another site (127.0.0.1, another port) whose page frames the game; over HTTPS with
+    ``tls`` (certificate and key files, tests/e2e/tls.py)."""
     directory.mkdir(parents=True, exist_ok=True)
     (directory / "host.html").write_text(f"""<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>A blog about card games</title></head><body><h1>My card games blog</h1>
@@ -55,10 +60,14 @@ def host_page(directory: Path, app_url: str) -> Iterator[str]:
 </div><p><a href="{app_url}/">Play Hearts online</a></p></body></html>""")
     handler = partial(_QuietHandler, directory=str(directory))
     server = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    if tls is not None:
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(str(tls[0]), str(tls[1]))
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:
-        yield f"http://127.0.0.1:{server.server_address[1]}/host.html"
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}/host.html"
     finally:
         server.shutdown()
         server.server_close()

@@ -1,0 +1,127 @@
+"""Bounded anonymous data (SPEC §8): delete what nobody will come back for.
+
+    python -m app.retention [--days N] [--dry-run]
+
+After the retention period (``RETENTION_DAYS``, default 180):
+
+* a game left unfinished (abandoned, or active but untouched) is deleted;
+* an anonymous player with no game touched within the period, created before it, is
+  deleted with their games and records;
+* rate-limit buckets idle for a day are dropped (they are full again by then).
+
+The server runs this itself every ``RETENTION_INTERVAL_HOURS`` (default 6; 0 turns it
+off), in small batches so no transaction holds the database for long; several server
+processes may run it at once (each delete is idempotent).  This command does the same
+once, for cron or a deploy script.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import sys
+import time
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from sqlalchemy import delete, exists, select
+from sqlalchemy.engine import Engine
+from sqlmodel import Session, col
+
+from . import limits
+from .config import Settings
+from .db import writing
+from .models import GameRecord, Player, Record, utcnow
+
+log = logging.getLogger(__name__)
+
+BATCH = 500
+BUCKET_IDLE_S = 24 * 3600
+
+
+@dataclass
+class Removed:
+    games: int = 0
+    players: int = 0
+    records: int = 0
+    buckets: int = 0
+
+    def __str__(self) -> str:
+        return (f"{self.games} unfinished games, {self.players} idle players ({self.records} records), "
+                f"{self.buckets} rate-limit buckets")
+
+
+def _ids(session: Session, stmt: object) -> list[str]:
+    return [row[0] for row in session.exec(stmt)]  # type: ignore[call-overload]
+
+
+def clean(engine: Engine, days: float, now: datetime | None = None, dry_run: bool = False) -> Removed:
+    """Delete what is older than ``days``; returns how much (or would, with ``dry_run``)."""
+    cutoff = (now or utcnow()) - timedelta(days=days)
+    removed = Removed()
+    with Session(engine) as session:
+        stale_game = (col(GameRecord.status) != "finished", col(GameRecord.updated_at) < cutoff)
+        while True:
+            # look-up and delete in one short transaction, so what is deleted is what was found
+            with writing(session):
+                ids = _ids(session, select(GameRecord.id).where(*stale_game).limit(BATCH))  # type: ignore[call-overload]
+                if ids and not dry_run:
+                    session.exec(delete(GameRecord).where(col(GameRecord.id).in_(ids)))  # type: ignore[call-overload]
+                session.commit()
+            removed.games += len(ids)
+            if not ids or dry_run:
+                break
+        recent = exists().where(col(GameRecord.player_id) == col(Player.id), col(GameRecord.updated_at) >= cutoff)
+        idle = select(col(Player.id)).where(col(Player.created_at) < cutoff, ~recent)
+        while True:
+            with writing(session):
+                ids = _ids(session, idle.limit(BATCH))
+                if ids and not dry_run:
+                    # records and games first: they name the player
+                    r = session.exec(delete(Record).where(col(Record.player_id).in_(ids)))  # type: ignore[call-overload]
+                    removed.records += int(r.rowcount or 0)
+                    session.exec(delete(GameRecord).where(col(GameRecord.player_id).in_(ids)))  # type: ignore[call-overload]
+                    session.exec(delete(Player).where(col(Player.id).in_(ids)))  # type: ignore[call-overload]
+                session.commit()
+            removed.players += len(ids)
+            if not ids or dry_run:
+                break
+        if not dry_run:
+            removed.buckets = limits.forget_idle(session, time.time() - BUCKET_IDLE_S)
+    return removed
+
+
+async def every(engine: Engine, settings: Settings, first_delay: float = 60) -> None:
+    """The server's schedule: clean once shortly after start, then every interval."""
+    await asyncio.sleep(first_delay)  # let the server answer its first requests first
+    while True:
+        try:
+            removed = await asyncio.to_thread(clean, engine, settings.retention_days)
+            log.info("retention (%s days): removed %s", settings.retention_days, removed)
+        except Exception:  # a failed run is retried at the next interval; the server goes on
+            log.exception("retention clean-up failed")
+        await asyncio.sleep(settings.retention_interval_hours * 3600)
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description="Delete anonymous players and unfinished games older than "
+                                             "the retention period (RETENTION_DAYS, default 180).")
+    ap.add_argument("--days", type=float, help="retention period in days (default: RETENTION_DAYS or 180)")
+    ap.add_argument("--dry-run", action="store_true", help="count what would be deleted, delete nothing")
+    args = ap.parse_args(argv)
+    from .db import make_engine
+
+    settings = Settings.from_env()
+    engine = make_engine(settings.database_url)
+    try:
+        removed = clean(engine, args.days if args.days is not None else settings.retention_days,
+                        dry_run=args.dry_run)
+    finally:
+        engine.dispose()
+    print(("would remove " if args.dry_run else "removed ") + str(removed))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
