@@ -465,7 +465,7 @@ def table_context(view: PlayerView, *, shown: tuple[int, tuple[Card, ...], int |
         "person_taken": 0 if scored else view.taken_points[PERSON],
         "person_turn": turn_seat == PERSON and shown is None,
         "last_round": None if frame else round_result(view, names),
-        "strip": None if frame or shuffling else pass_strip(view, names),
+        "strip": None if shuffling else pass_strip(view, names),
         "in_progress": in_progress(view),
         "last_say": last_trick_text(view, names),
         "score_say": _("Scores: %(scores)s.", scores=join_list(

@@ -56,16 +56,20 @@
     setTimeout(() => { region.textContent = text; }, 50);
   }
 
-  // What a reading key says is also shown for a moment, for people who see the screen.
+  // What a reading key says is also shown for a moment, for people who see the screen; so is
+  // a refused action's message, which in the page's flow would push the hand down the screen.
   let toastTimer = 0;
-  function showBriefly(text) {
+  function showBriefly(text, error) {
     const toast = document.getElementById("toast");
     if (!toast || !text) return;
     toast.textContent = text;
+    toast.classList.toggle("error", !!error);
     toast.hidden = false;
     clearTimeout(toastTimer);
-    toastTimer = setTimeout(() => { toast.hidden = true; }, Math.min(9000, 2500 + text.length * 45));
+    const ms = Math.min(9000, 2500 + text.length * 45) + (error ? 3000 : 0);
+    toastTimer = setTimeout(() => { toast.hidden = true; }, ms);
   }
+  document.documentElement.classList.add("js");
 
   function pauseFor(kind) {
     let pauses = {};
@@ -166,7 +170,10 @@
     const from = carried || { trick: [], played: null, dealt: false };
     carried = null;
     const error = table.querySelector("[data-alert]");
-    if (error) alertNow(error.textContent.trim());
+    if (error) {
+      alertNow(error.textContent.trim());
+      showBriefly(error.textContent.trim(), true);
+    }
     if (from.dealt) bringIntoView(table);
     const frames = Array.from(table.querySelectorAll(":scope > template.frame"));
     const stage = table.querySelector(":scope > .stage");
@@ -222,7 +229,7 @@
   // after a deal the table is what matters: scroll it up if it (or the hand) is out of view
   function bringIntoView(table) {
     const top = table.getBoundingClientRect().top;
-    const hand = table.querySelector(".hand-form");
+    const hand = table.querySelector(":scope > .playback .hand-form, :scope > .stage:not([hidden]) .hand-form");
     const bottom = hand ? hand.getBoundingClientRect().bottom : top;
     if (top < 0 || bottom > window.innerHeight) table.scrollIntoView({ block: "start", behavior: motion() ? "smooth" : "auto" });
   }

@@ -35,7 +35,7 @@ class Shots:
         width, height = SIZES[self.size]
         phone = self.size == "phone"
         context = self.browser.new_context(viewport={"width": width, "height": height}, is_mobile=phone,
-                                           has_touch=phone)
+                                           has_touch=phone, locale="ar" if path.startswith("/ar") else "en-GB")
         page = context.new_page()
         page.goto(self.base_url + path)
         wait_idle(page)
@@ -180,9 +180,10 @@ def two_tabs(s: Shots) -> None:
 
 
 def right_to_left(s: Shots) -> None:
-    page = s.dealt("/ar/")
+    page = s.dealt()
     rig(page, s.database_url, before_last_trick(Rules(players=6), seed=4))
-    page.locator("#tricks").scroll_into_view_if_needed()
+    page.goto(s.base_url + "/ar/")
+    wait_idle(page)
     s.save(page, "arabic-tricks", "#tricks")
     page.context.close()
 

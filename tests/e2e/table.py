@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from playwright.sync_api import Frame, Page, Route
+from playwright.sync_api import Browser, Frame, Page, Route
 
 Surface = Page | Frame
 
@@ -124,6 +124,19 @@ def take_turn(s: Surface) -> str:
         s.get_by_role("button", name="Next hand").click()
         wait_new_version(s, before)
     return p
+
+
+def phone(browser: Browser, width: int, height: int) -> Page:
+    """A fresh player on a touch screen of this size."""
+    context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True)
+    return context.new_page()
+
+
+def deal_from_the_welcome(page: Page, base_url: str) -> None:
+    page.goto(base_url + "/")
+    page.get_by_role("button", name="New game", exact=True).click()
+    page.wait_for_selector("#table[data-phase=pass]")
+    wait_idle(page)
 
 
 def game_id(s: Surface) -> str:

@@ -8,9 +8,11 @@ from playwright.sync_api import Browser, Page, expect
 
 from .server import host_page
 from .table import (
+    deal_from_the_welcome,
     hand_names,
     new_game,
     phase,
+    phone,
     play_first_legal,
     take_turn,
     trick_cards,
@@ -110,13 +112,9 @@ def test_playing_inside_an_iframe_on_another_site(browser: Browser, base_url: st
 
 def test_a_phone_shows_the_whole_hand(browser: Browser, base_url: str) -> None:
     for width, height in ((360, 740), (390, 844)):
-        context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True)
-        page = context.new_page()
+        page = phone(browser, width, height)
         try:
-            page.goto(base_url + "/")
-            page.get_by_role("button", name="New game", exact=True).click()
-            page.wait_for_selector("#table[data-phase=pass]")
-            wait_idle(page)
+            deal_from_the_welcome(page, base_url)
             assert page.evaluate("document.documentElement.scrollWidth") <= width
             boxes = page.locator(".stage .hand .in-hand").evaluate_all(
                 "bs => bs.map(b => { const r = b.getBoundingClientRect(); return [r.left, r.right]; })")
@@ -129,7 +127,7 @@ def test_a_phone_shows_the_whole_hand(browser: Browser, base_url: str) -> None:
             page.locator(".stage .in-hand").nth(0).tap(position={"x": 8, "y": 14})
             assert page.locator(".stage .in-hand").nth(0).get_attribute("aria-pressed") == "true"
         finally:
-            context.close()
+            page.context.close()
 
 
 def test_keyboard_reads_the_table_and_jumps_between_suits(page: Page, base_url: str) -> None:

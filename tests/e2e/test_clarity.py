@@ -16,10 +16,12 @@ from .table import (
     QUICK_PLAYBACK,
     RECORD_SPEECH,
     Held,
+    deal_from_the_welcome,
     game_id,
     locked_controls,
     new_game,
     phase,
+    phone,
     said,
     version,
     wait_idle,
@@ -180,13 +182,9 @@ def test_a_new_game_from_a_compact_dialog_that_remembers_and_asks_only_when_it_m
 
 def test_after_dealing_the_table_comes_into_view_and_passing_fits_on_a_small_phone(
         browser: Browser, base_url: str, database_url: str) -> None:
-    context = browser.new_context(viewport={"width": 360, "height": 740}, is_mobile=True, has_touch=True)
-    page = context.new_page()
+    page = phone(browser, 360, 740)
     try:
-        page.goto(base_url + "/")
-        page.get_by_role("button", name="New game", exact=True).click()
-        page.wait_for_selector("#table[data-phase=pass]")
-        wait_idle(page)
+        deal_from_the_welcome(page, base_url)
         # the pass button is on the screen without scrolling
         box = page.locator("[data-pass-submit]").bounding_box()
         assert box and box["y"] + box["height"] <= 740, box
@@ -207,7 +205,7 @@ def test_after_dealing_the_table_comes_into_view_and_passing_fits_on_a_small_pho
         box = page.locator("[data-pass-submit]").bounding_box()
         assert box and box["y"] + box["height"] <= 740, box
     finally:
-        context.close()
+        page.context.close()
 
 
 # ---- 6: the keys on screen --------------------------------------------------------------
@@ -296,7 +294,10 @@ def test_a_second_tab_is_told_what_happened_as_a_person_would(page: Page, base_u
     before = version(other)
     other.locator(".stage .hand-form[data-mode=play] .in-hand:not(:disabled)").first.click(position=CORNER)
     wait_new_version(other, before)
-    expect(other.locator("#table .error")).to_have_text("This game continued in another tab; here it is now.")
+    message = "This game continued in another tab; here it is now."
+    expect(other.locator("#toast")).to_have_text(message)  # shown over the page: the hand does not move
+    expect(other.locator("#toast")).to_be_visible()
+    expect(other.locator("#alerts")).to_have_text(message)  # and said
     assert version(other) == version(page)  # and it shows the game as it is now
     other.close()
 
