@@ -81,6 +81,10 @@ def test_nothing_on_the_table_is_hidden_or_covered(browser: Browser, base_url: s
         page.goto(base_url + "/")
         new_game(page, fast=True, players=players)
 
+        # a tap shows the card lifting, not a lingering blue box (the browser's tap highlight)
+        highlight = page.locator(".stage .in-hand").first.evaluate("c => getComputedStyle(c).webkitTapHighlightColor")
+        assert highlight == "rgba(0, 0, 0, 0)", highlight
+
         def passing(width: int, height: int) -> None:
             check_page(page, width, f"passing at {width}")
             button = rects(page, "[data-pass-submit]")[0]
