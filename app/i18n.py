@@ -26,6 +26,7 @@ from babel.lists import format_list
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
+from markupsafe import Markup
 
 LOCALES = Path(__file__).resolve().parent.parent / "locales"
 if not LOCALES.is_dir():  # installed package (the Docker image): the working directory
@@ -165,6 +166,37 @@ def join_list(items: list[str]) -> str:
         return ", ".join(items)
 
 
+MINUS = "\u2212"
+"""A true minus sign: a hyphen is too short to read as one, and ``+-10`` reads as nothing."""
+
+
+def number(n: int) -> str:
+    """A score as text, negative with a true minus sign: ``−10``, ``7``."""
+    return f"{MINUS}{-n}" if n < 0 else str(n)
+
+
+def signed(n: int) -> str:
+    """Points gained or lost, always with their sign: ``+3``, ``−10``, ``+0``."""
+    return f"{MINUS}{-n}" if n < 0 else f"+{n}"
+
+
+def _isolated(text: str) -> Markup:
+    # a lone sign is a neutral character: in a right-to-left paragraph "−10" would show as
+    # "10−"; <bdi> lays the number out left to right wherever it stands
+    return Markup("<bdi>%s</bdi>") % text
+
+
+def number_html(n: int | None) -> Markup | str:
+    """:func:`number` for a template (``{{ total | num }}``); a missing value is a dash."""
+    if n is None:
+        return "–"
+    return _isolated(number(n)) if n < 0 else str(n)
+
+
+def signed_html(n: int) -> Markup:
+    return _isolated(signed(n))
+
+
 # ---- choosing the language --------------------------------------------------------------
 
 def split_prefix(path: str) -> tuple[Language | None, str]:
@@ -253,6 +285,7 @@ def install(env: Any) -> None:
     # newstyle: Jinja fills in the placeholders itself and escapes the values
     env.install_gettext_callables(_raw_gettext, _raw_ngettext, newstyle=True)  # type: ignore[attr-defined]
     env.globals.update(language=current, languages=LANGUAGES, url=url, js_strings=js_strings)
+    env.filters.update(num=number_html, signed=signed_html)
 
 
 def js_strings() -> dict[str, str]:
@@ -268,8 +301,9 @@ def js_strings() -> dict[str, str]:
         "ready": _("Ready to pass"),
         "copied": _("Copied"),
         "copied_say": _("The embed code is copied."),
-        "lost": _("The connection was lost; showing the game as it was saved."),
-        "failed": _("Something went wrong; showing the game as it was saved."),
+        "reconnecting": _("Reconnecting…"),
+        "reconnected": _("Connected again."),
+        "dealing": _("Shuffling the deck…"),
         # Translators: said when a card is chosen for passing with Space or a tap
         "selected": _("%(card)s chosen, %(n)s of 3."),
         "unselected": _("%(card)s put back."),

@@ -16,9 +16,9 @@ from engine.errors import IllegalMoveError
 from engine.moves import PlayMove
 from engine.rules import PassDirection, Rules
 
-from .i18n import _, join_list, ngettext, pgettext
+from .i18n import _, join_list, ngettext, number, pgettext
 from .i18n import current as current_language
-from .services import PERSON, GameNotFoundError, StaleStateError, Step
+from .services import PERSON, GameNotFoundError, StaleGameError, StaleStateError, Step
 
 
 def N_(message: str) -> str:
@@ -33,8 +33,9 @@ SEAT_NAMES: dict[int, tuple[str, ...]] = {
     5: (N_("You"), N_("West"), N_("North-west"), N_("North-east"), N_("East")),
     6: (N_("You"), N_("West"), N_("North-west"), N_("North"), N_("North-east"), N_("East")),
 }
-# Translators: short forms of North-west and North-east for a narrow score sheet column
-SHORT_NAMES = {"North-west": N_("NW"), "North-east": N_("NE")}
+# Translators: short forms of the seats for the narrow columns of a 5- or 6-player score
+# sheet and trick list (compass letters, as on a map)
+SHORT_NAMES = {"West": N_("W"), "North-west": N_("NW"), "North": N_("N"), "North-east": N_("NE"), "East": N_("E")}
 SUIT_WORDS = {"C": N_("clubs"), "D": N_("diamonds"), "S": N_("spades"), "H": N_("hearts")}
 # Translators: card ranks alone, as in "Clubs: two, nine, king." (the R key reads the hand)
 RANK_WORDS = (N_("two"), N_("three"), N_("four"), N_("five"), N_("six"), N_("seven"), N_("eight"), N_("nine"),
@@ -64,12 +65,26 @@ PASS_TEXT = {
     PassDirection.SECOND_RIGHT: N_("Pass three cards two seats to the right"),
 }
 DIFFICULTY_NAMES = {"easy": N_("Easy"), "medium": N_("Medium"), "hard": N_("Hard")}
+# Translators: the person's place at the end of a game (the winner is told "You won the game!")
+PLACES = {2: N_("You finished 2nd"), 3: N_("You finished 3rd"), 4: N_("You finished 4th"),
+          5: N_("You finished 5th"), 6: N_("You finished 6th")}
+# Translators: the person's place at the end of a game, shared with another player
+TIED_PLACES = {2: N_("You tied for 2nd place"), 3: N_("You tied for 3rd place"), 4: N_("You tied for 4th place"),
+               5: N_("You tied for 5th place")}
 PAUSE_PLAY = "play"
 PAUSE_TRICK = "trick"
 
 
 def seat_names(players: int) -> tuple[str, ...]:
     return tuple(_(n) for n in SEAT_NAMES[players])
+
+
+def short_names(players: int) -> tuple[str, ...]:
+    """The seats' names for narrow columns: compass letters at a table of 5 or 6, where
+    the full names would not fit side by side; the full names at 3 or 4."""
+    if players < 5:
+        return seat_names(players)
+    return tuple(_(SHORT_NAMES.get(n, n)) for n in SEAT_NAMES[players])
 
 
 def capital(text: str) -> str:
@@ -253,7 +268,8 @@ def describe_event(e: ev.Event, names: tuple[str, ...]) -> str:
     if isinstance(e, ev.MoonShot):
         return _("You shoot the moon!") if e.seat == PERSON else _("%(player)s shoots the moon!", player=names[e.seat])
     if isinstance(e, ev.RoundScored):
-        parts = join_list([_("%(player)s %(points)s", player=names[s], points=p) for s, p in enumerate(e.points)])
+        parts = join_list([_("%(player)s %(points)s", player=names[s], points=number(p))
+                           for s, p in enumerate(e.points)])
         return _("Hand %(number)s scores: %(scores)s.", number=e.round_index + 1, scores=parts)
     if isinstance(e, ev.ExtraRound):
         return _("The lowest totals are tied: one more hand.")
@@ -339,29 +355,99 @@ def final_announcement(steps: list[Step], view: PlayerView, names: tuple[str, ..
     return " ".join([t for t in tail if t] + [status_text(view, names) + "."])
 
 
+def place_of(totals: tuple[int, ...], seat: int) -> int:
+    """1 for the lowest total; players with the same total share a place (1, 2, 2, 4)."""
+    return 1 + sum(1 for t in totals if t < totals[seat])
+
+
+def place_text(totals: tuple[int, ...]) -> str:
+    """Where the person finished, in words; the winner's own sentence is the result's title."""
+    place = place_of(totals, PERSON)
+    if place == 1:
+        return ""
+    tied = sum(1 for t in totals if t == totals[PERSON]) > 1
+    return _(TIED_PLACES[place]) if tied and place in TIED_PLACES else _(PLACES[place])
+
+
+def round_result(view: PlayerView, names: tuple[str, ...]) -> dict[str, Any] | None:
+    """The box shown when a hand or the game is over: every player's points for the hand
+    and total; at the end of the game ranked, the winner first, with each one's place."""
+    if view.phase not in (Phase.ROUND_OVER, Phase.GAME_OVER) or not view.round_points:
+        return None
+    n = view.players
+    short = short_names(n)
+    pts = view.round_points[-1]
+    shooter = view.shooters[-1]
+    over = view.phase is Phase.GAME_OVER
+    seats = sorted(range(n), key=lambda s: (view.totals[s], s)) if over else list(range(n))
+    return {
+        "number": len(view.round_points),
+        "ranked": over,
+        # a column per player: three short rows fit between the seats at any table size
+        "columns": [{"name": names[s], "short": short[s], "points": pts[s], "total": view.totals[s],
+                     "you": s == PERSON, "place": place_of(view.totals, s),
+                     "best": view.totals[s] == min(view.totals)} for s in seats],
+        "shooter": names[shooter] if shooter is not None else None,
+        "person_shot": shooter == PERSON,
+        "place_text": place_text(view.totals) if over else "",
+    }
+
+
+@dataclass(frozen=True)
+class PassStrip:
+    """What the person passed and received this hand, shown while it is played."""
+
+    no_pass: bool
+    """A hand without passing in a game that passes (e.g. every fourth hand)."""
+    passed: tuple[CardFace, ...] = ()
+    passed_to: str = ""
+    received: tuple[CardFace, ...] = ()
+    received_from: str = ""
+
+
+def pass_strip(view: PlayerView, names: tuple[str, ...]) -> PassStrip | None:
+    if view.phase not in (Phase.PASS, Phase.PLAY, Phase.MOON_CHOICE):
+        return None
+    if view.pass_direction is PassDirection.NONE:
+        return PassStrip(no_pass=True) if view.rules.passing else None
+    if view.passed is None:
+        return None
+    return PassStrip(
+        no_pass=False,
+        passed=tuple(CardFace.of(c) for c in view.passed),
+        passed_to=names[view.pass_target] if view.pass_target is not None else "",
+        received=tuple(CardFace.of(c) for c in view.received) if view.received is not None else (),
+        received_from=names[view.received_from] if view.received_from is not None else "")
+
+
+def in_progress(view: PlayerView) -> bool:
+    """Whether starting another game would throw away something the person has done in
+    this one: a game dealt but not yet touched, or one that is over, is not in progress."""
+    if view.phase is Phase.GAME_OVER:
+        return False
+    if view.round_index > 0 or view.tricks or view.phase in (Phase.MOON_CHOICE, Phase.ROUND_OVER):
+        return True
+    if view.phase is Phase.PASS:
+        return view.passes_chosen[PERSON]
+    played = view.hand_sizes[PERSON] < max(view.hand_sizes)
+    return view.passed is not None or played
+
+
 def table_context(view: PlayerView, *, shown: tuple[int, tuple[Card, ...], int | None] | None = None,
                   frame: bool = False, shuffling: bool = False) -> dict[str, Any]:
     """Everything the table block needs to draw one moment of the game."""
     n = view.players
     names = seat_names(n)
     turn_seat = view.turn if view.phase is Phase.PLAY else view.pending_shooter
+    # once a hand is scored its points are in the totals: "+26" beside them would count them twice
+    scored = view.phase in (Phase.ROUND_OVER, Phase.GAME_OVER)
     plates = []
     for s in range(1, n):
         x, y = _seat_xy(s, n, 39, 39)
-        plates.append(SeatPlate(s, names[s], view.hand_sizes[s], view.totals[s], view.taken_points[s],
+        plates.append(SeatPlate(s, names[s], view.hand_sizes[s], view.totals[s],
+                                0 if scored else view.taken_points[s],
                                 x, y, turn_seat == s and shown is None, view.dealer == s))
     hand = [] if shuffling else hand_cards(view)
-    last_round = None
-    if view.phase in (Phase.ROUND_OVER, Phase.GAME_OVER) and view.round_points:
-        pts = view.round_points[-1]
-        shooter = view.shooters[-1]
-        last_round = {
-            "number": len(view.round_points),
-            "rows": [{"name": names[s], "points": pts[s], "total": view.totals[s],
-                      "best": view.totals[s] == min(view.totals)} for s in range(n)],
-            "shooter": names[shooter] if shooter is not None else None,
-            "person_shot": shooter == PERSON,
-        }
     return {
         "v": view,
         "names": names,
@@ -376,12 +462,14 @@ def table_context(view: PlayerView, *, shown: tuple[int, tuple[Card, ...], int |
         "phase": view.phase.value,
         "my_turn": view.my_turn and not frame,
         "person_total": view.totals[PERSON],
-        "person_taken": view.taken_points[PERSON],
+        "person_taken": 0 if scored else view.taken_points[PERSON],
         "person_turn": turn_seat == PERSON and shown is None,
-        "last_round": last_round,
+        "last_round": None if frame else round_result(view, names),
+        "strip": None if shuffling else pass_strip(view, names),
+        "in_progress": in_progress(view),
         "last_say": last_trick_text(view, names),
         "score_say": _("Scores: %(scores)s.", scores=join_list(
-            [_("%(player)s %(points)s", player=names[s], points=view.totals[s]) for s in range(n)])),
+            [_("%(player)s %(points)s", player=names[s], points=number(view.totals[s])) for s in range(n)])),
         "round_number": view.round_index + 1,
         "pass_text": _(PASS_TEXT[view.pass_direction]) if view.pass_direction in PASS_TEXT else "",
         "hand_say": "" if shuffling or frame else hand_summary(view),
@@ -393,7 +481,7 @@ def table_context(view: PlayerView, *, shown: tuple[int, tuple[Card, ...], int |
 
 def score_sheet(view: PlayerView) -> dict[str, Any]:
     names = seat_names(view.players)
-    short = [_(SHORT_NAMES[n]) if n in SHORT_NAMES else _(n) for n in SEAT_NAMES[view.players]]
+    short = short_names(view.players)
     return {"names": names, "short": short,
             "rows": [list(p) for p in view.round_points], "totals": list(view.totals),
             "shooters": list(view.shooters)}
@@ -401,12 +489,16 @@ def score_sheet(view: PlayerView) -> dict[str, Any]:
 
 def trick_history(view: PlayerView) -> list[dict[str, Any]]:
     names = seat_names(view.players)
+    short = short_names(view.players)
     n = view.players
     out = []
     for t in view.tricks:
         out.append({
             "number": t.number + 1,
             "leader": names[t.leader],
+            "compact": n >= 5,
+            "leader_short": short[t.leader],
+            "winner_short": short[t.winner] if t.winner is not None else None,
             "cards": [{"face": CardFace.of(c), "seat": names[t.seat_of(i, n)], "winner": t.seat_of(i, n) == t.winner}
                       for i, c in enumerate(t.cards)],
             "winner": names[t.winner] if t.winner is not None else None,
@@ -414,6 +506,23 @@ def trick_history(view: PlayerView) -> list[dict[str, Any]]:
             "carried": len(t.carried),
         })
     return out
+
+
+def option_choices(rules: Rules, difficulty: str) -> dict[str, Any]:
+    """The new-game dialog's fields, set as the player's latest game was: a player who
+    likes six players and Omnibus should not have to choose them again every time."""
+    return {"difficulty": difficulty, "players": rules.players, "target_score": rules.target_score,
+            "max_rounds": rules.max_rounds or "",
+            "flags": {name: getattr(rules, name) for name in ("passing", *OPTION_FLAGS)}}
+
+
+OPTION_FLAGS = ("omnibus", "spot_hearts", "queen_breaks_hearts", "no_breaking", "points_on_first_trick",
+                "shooters_choice", "cancellation")
+
+
+def celebrating(steps: list[Step]) -> bool:
+    """Whether the action just shown ended a hand in which somebody shot the moon."""
+    return any(isinstance(e, ev.MoonShot) for s in steps for e in s.events)
 
 
 def rules_lines(rules: Rules) -> list[str]:
@@ -445,9 +554,20 @@ ERROR_TEXTS = {
 }
 
 
+def stale_text(exc: StaleStateError) -> str:
+    # the page's controls are locked while a request runs, so a stale action comes from
+    # another tab (or another device) of the same player
+    if isinstance(exc, StaleGameError):
+        return _("A new game was dealt in another tab; here it is.")
+    return _("This game continued in another tab; here it is now.")
+
+
 def error_text(exc: Exception) -> str:
     """The message shown (and said) for a refused action.  In English the engine's own
     sentence, which is the most precise; in other languages its translation by rule."""
+    if isinstance(exc, StaleStateError):
+        # the engine's sentence ("it is at move 20 …") is for the API; a person is told what happened
+        return stale_text(exc)
     text = str(exc.args[0]) if isinstance(exc, LookupError) and exc.args else str(exc)
     english = capital(text)
     if current_language().lang.code == "en":
@@ -456,8 +576,6 @@ def error_text(exc: Exception) -> str:
         if exc.rule == "first_lead" and "♣" not in text:  # the 3♣ leads when the 2♣ is out
             return _("The first trick is led with the lowest club.")
         return _(ERROR_TEXTS[exc.rule])
-    if isinstance(exc, StaleStateError):
-        return _("The game has moved on; here it is as it is now.")
     if isinstance(exc, GameNotFoundError):
         return _("You have no game yet: deal the cards to start one.")
     return _("That was refused: %(reason)s", reason=english)

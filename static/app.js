@@ -1,11 +1,12 @@
 // Hearts page behaviour: passing selection, playback of the computer players' moves,
-// keyboard play, announcements for screen readers, fast play.  The server decides
-// everything shown and writes every sentence (in the page's language); this file only
-// chooses *when* to show or say it.
+// keyboard play, announcements for screen readers, dialogs, and staying calm when the
+// connection drops.  The server decides everything shown and writes every sentence (in
+// the page's language); this file only chooses *when* to show or say it.
 (function () {
   "use strict";
 
   const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+  const motion = () => !window.matchMedia("(prefers-reduced-motion: reduce)").matches;
 
   // ---- the page's words, passed by the template (data-i18n on <body>) ----
   let words = null;
@@ -55,6 +56,21 @@
     setTimeout(() => { region.textContent = text; }, 50);
   }
 
+  // What a reading key says is also shown for a moment, for people who see the screen; so is
+  // a refused action's message, which in the page's flow would push the hand down the screen.
+  let toastTimer = 0;
+  function showBriefly(text, error) {
+    const toast = document.getElementById("toast");
+    if (!toast || !text) return;
+    toast.textContent = text;
+    toast.classList.toggle("error", !!error);
+    toast.hidden = false;
+    clearTimeout(toastTimer);
+    const ms = Math.min(9000, 2500 + text.length * 45) + (error ? 3000 : 0);
+    toastTimer = setTimeout(() => { toast.hidden = true; }, ms);
+  }
+  document.documentElement.classList.add("js");
+
   function pauseFor(kind) {
     let pauses = {};
     try { pauses = JSON.parse(document.body.dataset.pauses || "{}"); } catch (e) { pauses = {}; }
@@ -74,27 +90,118 @@
     });
   }
 
+  // ---- a pause of the playback that a tap anywhere cuts short (true when it was) ----
+  let skip = null;
+  function pause(ms) {
+    if (ms <= 0) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(false), ms);
+      function done(tapped) { clearTimeout(timer); skip = null; resolve(tapped); }
+      skip = () => done(true);
+    });
+  }
+  document.addEventListener("pointerdown", () => { if (skip) skip(); }, true);
+
+  // ---- cards travel: from the player to the trick, from the trick to its winner ----
+  // Only transforms and opacity are animated, so the compositor does the work.
+  const SLIDE_MS = 200;
+  const GATHER_MS = 280;
+
+  function middle(el) {
+    const r = el.getBoundingClientRect();
+    return { x: r.left + r.width / 2, y: r.top + r.height / 2 };
+  }
+
+  function plateOf(felt, seat) {
+    return seat === 0 ? felt.querySelector(".seat.me .plate") : felt.querySelector(`.seat[data-seat="${seat}"] .plate`);
+  }
+
+  function trickKeys(felt) {
+    return felt ? Array.from(felt.querySelectorAll(".center .on-table"), (c) => c.dataset.seat + ":" + c.dataset.card) : [];
+  }
+
+  function transformOf(el) {
+    const value = getComputedStyle(el).transform;
+    return value === "none" ? "" : value;
+  }
+
+  function slideIn(felt, before, played) {
+    if (!felt || !motion()) return;
+    felt.querySelectorAll(".center .on-table").forEach((card) => {
+      if (before.includes(card.dataset.seat + ":" + card.dataset.card)) return;
+      const seat = Number(card.dataset.seat);
+      const plate = plateOf(felt, seat);
+      const from = seat === 0 && played && played.card === card.dataset.card ? played.point : plate && middle(plate);
+      if (!from) return;
+      const to = middle(card);
+      const end = transformOf(card);
+      card.animate([{ transform: `translate(${from.x - to.x}px, ${from.y - to.y}px) ${end} scale(.8)` },
+                    { transform: end || "none" }], { duration: SLIDE_MS, easing: "cubic-bezier(.2, .7, .3, 1)" });
+    });
+  }
+
+  async function gather(felt) {
+    const caption = felt.querySelector(".trick-caption[data-winner]");
+    const plate = caption && plateOf(felt, Number(caption.dataset.winner));
+    if (!plate || !motion()) return;
+    const to = middle(plate);
+    const runs = Array.from(felt.querySelectorAll(".center .on-table"), (card) => {
+      const from = middle(card);
+      const start = transformOf(card);
+      return card.animate([{ transform: start || "none", opacity: 1 },
+                           { transform: `translate(${to.x - from.x}px, ${to.y - from.y}px) ${start} scale(.3)`, opacity: 0 }],
+                          { duration: GATHER_MS, easing: "ease-in", fill: "forwards" }).finished.catch(() => {});
+    });
+    caption.animate([{ opacity: 1 }, { opacity: 0 }], { duration: GATHER_MS / 2, fill: "forwards" });
+    await Promise.race([Promise.all(runs), sleep(GATHER_MS + 100)]);
+  }
+
+  // what the table showed just before an answer replaced it, and the card the person clicked
+  let carried = null;
+  let lastPlayed = null;
+
   // The table arrives with its final state hidden and the first moment of the playback
   // showing.  The hand cannot be clicked until the last frame has played, and the forms
-  // carry the game's version, so a click can neither be lost nor applied twice.
+  // carry the game's version, so a click can neither be lost nor applied twice.  The last
+  // frame's hand is laid out as the final one, so no card moves under a waiting pointer.
   async function play(table) {
     if (table.dataset.played === "1") return;
     table.dataset.played = "1";
+    const from = carried || { trick: [], played: null, dealt: false };
+    carried = null;
     const error = table.querySelector("[data-alert]");
-    if (error) alertNow(error.textContent.trim());
+    if (error) {
+      alertNow(error.textContent.trim());
+      showBriefly(error.textContent.trim(), true);
+    }
+    if (from.dealt) bringIntoView(table);
     const frames = Array.from(table.querySelectorAll(":scope > template.frame"));
     const stage = table.querySelector(":scope > .stage");
     const playback = table.querySelector(":scope > .playback");
     if (frames.length && stage && playback) {
       document.body.dataset.playing = "1";
       table.setAttribute("aria-busy", "true");
+      let before = from.trick;
+      let tapped = false;
       for (let i = 0; i < frames.length; i++) {
         if (!table.isConnected) return;
         if (i > 0) playback.replaceChildren(frames[i].content.cloneNode(true));
+        const felt = playback.querySelector(".felt");
+        slideIn(felt, before, from.played);
+        before = trickKeys(felt);
         announce(frames[i].dataset.say);
-        await sleep(pauseFor(frames[i].dataset.pause));
+        const ms = pauseFor(frames[i].dataset.pause);
+        if (felt && felt.querySelector(".trick-caption[data-winner]") && motion()) {
+          tapped = (await pause(Math.max(ms - GATHER_MS, 0))) || tapped;
+          if (!table.isConnected) return;
+          await gather(felt);
+          before = [];
+        } else {
+          tapped = (await pause(ms)) || tapped;
+        }
       }
       if (!table.isConnected) return;
+      if (tapped) arm(table);  // the person is tapping: the next tap is not for what appears now
       playback.remove();
       stage.hidden = false;
       table.classList.remove("is-playing");
@@ -102,10 +209,29 @@
     }
     frames.forEach((f) => f.remove());
     applyDeferred(table);
+    if (!frames.length && table.dataset.initial !== "1") arm(table);  // the answer came straight in
     setupHand(table);
     delete document.body.dataset.playing;
     announce(table.dataset.say);
     focusHand(table);
+  }
+
+  // A control that has just appeared where another was (the moon's choice, then "Next hand";
+  // the cards chosen to pass, then the hand) ignores the pointer for a moment: no one aims a
+  // click at a button within a reaction time of seeing it, so such a click was meant for the
+  // old one.  After a playback that ran its course nobody was clicking, so there is no need.
+  const ARM_MS = 300;
+  function arm(table) {
+    table.classList.add("arming");
+    setTimeout(() => table.classList.remove("arming"), ARM_MS);
+  }
+
+  // after a deal the table is what matters: scroll it up if it (or the hand) is out of view
+  function bringIntoView(table) {
+    const top = table.getBoundingClientRect().top;
+    const hand = table.querySelector(":scope > .playback .hand-form, :scope > .stage:not([hidden]) .hand-form");
+    const bottom = hand ? hand.getBoundingClientRect().bottom : top;
+    if (top < 0 || bottom > window.innerHeight) table.scrollIntoView({ block: "start", behavior: motion() ? "smooth" : "auto" });
   }
 
   // ---- the hand: one tab stop (roving tabindex) ----
@@ -145,6 +271,8 @@
   });
 
   // ---- passing: choose exactly three ----
+  let refusalTimer = 0;
+
   function updatePass(form) {
     const chosen = Array.from(form.querySelectorAll(".in-hand[aria-pressed=true]"));
     form.querySelectorAll("input[name=cards]").forEach((i) => i.remove());
@@ -157,8 +285,22 @@
     if (submit) submit.disabled = chosen.length !== 3;
     const count = form.querySelector("[data-pass-count]");
     const left = 3 - chosen.length;
-    if (count) count.textContent = left === 0 ? t("ready") : left === 1 ? t("choose_1") : t("choose_n", { n: left });
+    if (count) {
+      count.classList.remove("refused");
+      count.textContent = left === 0 ? t("ready") : left === 1 ? t("choose_1") : t("choose_n", { n: left });
+    }
     return chosen.length;
+  }
+
+  // a fourth card is not taken, and the reason is shown beside the pass button as well as said
+  function refuseFourth(form) {
+    announce(t("pass_full"));
+    const count = form.querySelector("[data-pass-count]");
+    if (!count) return;
+    count.textContent = t("pass_full");
+    count.classList.add("refused");
+    clearTimeout(refusalTimer);
+    refusalTimer = setTimeout(() => { if (count.isConnected) updatePass(form); }, 3500);
   }
 
   document.addEventListener("click", (event) => {
@@ -173,10 +315,15 @@
         const n = updatePass(form);
         announce(pressed ? t("unselected", { card: name }) : t("selected", { card: name, n: n }));
       } else {
-        announce(t("pass_full"));
+        refuseFourth(form);
       }
       return;
     }
+    const opener = event.target.closest("[data-open]");
+    if (opener) { openDialog(opener.dataset.open); return; }
+    const closer = event.target.closest("[data-close], [data-keep]");
+    if (closer) { closeDialog(closer.closest("dialog")); return; }
+    if (event.target.matches("dialog")) { closeDialog(event.target); return; }  // a click on the backdrop
     const copy = event.target.closest("[data-copy]");
     if (copy) {
       const field = document.querySelector(copy.dataset.copy);
@@ -189,14 +336,110 @@
     }
   });
 
-  // A form is never sent twice: the first submission marks it and disables its buttons.
-  document.addEventListener("htmx:beforeRequest", (event) => {
-    const form = event.detail.elt.closest && event.detail.elt.closest(".hand-form, .result form");
-    if (!form) return;
-    if (form.dataset.sent === "1" || document.body.dataset.playing === "1") { event.preventDefault(); return; }
-    form.dataset.sent = "1";
-    form.closest(".table")?.setAttribute("aria-busy", "true");
+  // the card the person plays, noted before htmx sends it, so it can slide from there
+  document.addEventListener("click", (event) => {
+    const card = event.target.closest && event.target.closest("#table > .stage .hand-form[data-mode=play] .in-hand");
+    if (card && !card.disabled) lastPlayed = { card: card.dataset.card, point: middle(card) };
+  }, true);
+
+  // ---- dialogs: a new game with its options, and the keys ----
+  function openDialog(id) {
+    const dialog = document.getElementById(id);
+    if (!dialog || dialog.open) return;
+    const replaces = dialog.querySelector("[data-replaces]");
+    const table = document.getElementById("table");
+    if (replaces && table) replaces.value = table.dataset.game || "none";  // the table it will replace
+    showConfirm(dialog, false);
+    dialog.showModal();
+  }
+
+  function closeDialog(dialog) {
+    if (dialog && dialog.open) dialog.close();
+  }
+
+  function showConfirm(dialog, on) {
+    const question = dialog.querySelector("[data-confirm]");
+    const actions = dialog.querySelector("[data-actions]");
+    if (!question || !actions) return;
+    question.hidden = !on;
+    actions.hidden = on;
+  }
+
+  // Starting a game over one in progress asks first, inside the dialog; the answer decides
+  // whether the request htmx is holding goes out.
+  let pendingDeal = null;
+  document.addEventListener("htmx:confirm", (event) => {
+    const dialog = event.detail.elt.closest && event.detail.elt.closest("dialog");
+    if (!dialog) return;
+    const table = document.getElementById("table");
+    if (table && table.dataset.inProgress === "1") {
+      event.preventDefault();
+      pendingDeal = event.detail.issueRequest;
+      showConfirm(dialog, true);
+      const keep = dialog.querySelector("[data-keep]");
+      if (keep) keep.focus();
+      alertNow(dialog.querySelector("[data-confirm] p").textContent.trim());
+      return;
+    }
+    closeDialog(dialog);
   });
+
+  document.addEventListener("click", (event) => {
+    const abandon = event.target.closest && event.target.closest("[data-abandon]");
+    if (!abandon || !pendingDeal) return;
+    const deal = pendingDeal;
+    pendingDeal = null;
+    closeDialog(abandon.closest("dialog"));
+    deal(true);
+  });
+
+  document.addEventListener("close", (event) => {
+    if (event.target.matches && event.target.matches("#dialog-new-game")) pendingDeal = null;
+  }, true);
+
+  // ---- requests: every control that could start another one is locked meanwhile ----
+  const isNewGame = (detail) => /\/game\/new$/.test((detail.requestConfig && detail.requestConfig.path) || "");
+
+  document.addEventListener("htmx:beforeSend", (event) => {
+    // htmx has just disabled them (hx-disabled-elt); assistive technologies hear it too
+    document.querySelectorAll("[data-disabled-by-htmx]").forEach((el) => el.setAttribute("aria-disabled", "true"));
+    const table = document.getElementById("table");
+    if (!table || event.detail.target !== table) return;
+    table.setAttribute("aria-busy", "true");
+    if (isNewGame(event.detail)) showDealing(table);
+  });
+
+  document.addEventListener("htmx:afterRequest", (event) => {
+    document.querySelectorAll("[aria-disabled=true]:not([disabled])").forEach((el) => el.removeAttribute("aria-disabled"));
+    const table = document.getElementById("table");
+    if (event.detail.successful) {
+      connectionBack();
+    } else if (table && event.detail.target === table) {
+      table.querySelector(".veil")?.remove();
+    }
+  });
+
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    if (!event.detail.target || event.detail.target.id !== "table" || !event.detail.shouldSwap) return;
+    carried = { trick: trickKeys(shownFelt()), played: lastPlayed, dealt: isNewGame(event.detail) };
+    lastPlayed = null;
+  });
+
+  // Dealing against Hard takes a moment: the old table is veiled with a shuffling deck.
+  function showDealing(table) {
+    const board = table.querySelector(":scope > .stage .board");
+    if (!board || board.querySelector(".veil")) return;
+    const veil = document.createElement("div");
+    veil.className = "veil";
+    const deck = document.createElement("div");
+    deck.className = "deck";
+    deck.setAttribute("aria-hidden", "true");
+    for (let i = 0; i < 5; i++) deck.appendChild(Object.assign(document.createElement("span"), { className: "back" }));
+    const text = document.createElement("p");
+    text.textContent = t("dealing");
+    veil.append(deck, text);
+    board.appendChild(veil);
+  }
 
   // ---- keyboard ----
   const suitOf = (el) => (el.dataset.card || "").slice(-1);
@@ -217,28 +460,33 @@
     if (!document.getElementById("table")) return false;
     const cards = tableCards();
     const felt = shownFelt();
+    let text;
     if (key === "c") {
-      announce(cards.length ? cards.map(cardSay).join(", ") + "." : t("no_cards"));
+      text = cards.length ? cards.map(cardSay).join(", ") + "." : t("no_cards");
     } else if (/^[1-6]$/.test(key)) {
       const card = cards[Number(key) - 1];
-      announce(card ? cardSay(card) : t("no_card_n", { n: key }));
+      text = card ? cardSay(card) : t("no_card_n", { n: key });
     } else if (key === "f") {
-      announce(cards.length ? t("suit_led", { suit: t("suit_" + suitOf(cards[0])) }) : t("no_suit_led"));
+      text = cards.length ? t("suit_led", { suit: t("suit_" + suitOf(cards[0])) }) : t("no_suit_led");
     } else if (key === "s") {
-      announce(felt && felt.dataset.sayScores ? felt.dataset.sayScores : t("wait"));
+      text = felt && felt.dataset.sayScores ? felt.dataset.sayScores : t("wait");
     } else if (key === "l") {
-      announce(felt && felt.dataset.sayLast ? felt.dataset.sayLast : t("wait"));
+      text = felt && felt.dataset.sayLast ? felt.dataset.sayLast : t("wait");
     } else if (key === "r") {
       const form = document.querySelector("#table > .stage .hand-form");
-      announce(form && form.dataset.sayHand && document.body.dataset.playing !== "1" ? form.dataset.sayHand : t("wait"));
+      text = form && form.dataset.sayHand && document.body.dataset.playing !== "1" ? form.dataset.sayHand : t("wait");
     } else if (key === "t") {
       const status = document.body.dataset.playing === "1" ? null : document.getElementById("status");
-      announce(status && status.textContent.trim() ? status.textContent.trim() : t("wait"));
+      text = status && status.textContent.trim() ? status.textContent.trim() : t("wait");
     } else if (key === "h") {
+      openDialog("dialog-keys");
       announce(t("help"));
+      return true;
     } else {
       return false;
     }
+    announce(text);
+    showBriefly(text);
     return true;
   }
 
@@ -261,6 +509,7 @@
 
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
+    if (document.querySelector("dialog[open]")) return;  // a dialog has the keys to itself
     const target = event.target;
     if (target.closest && target.closest("input, select, textarea, [contenteditable]:not([contenteditable=false])")) return;
     const card = target.closest && target.closest("#table > .stage .in-hand");
@@ -289,16 +538,67 @@
     }
   });
 
-  // A lost connection must not leave the hand locked: fetch the table as the server has it.
-  function reloadTable(message) {
-    const table = document.getElementById("table");
-    if (!table || !window.htmx) return;
-    alertNow(message);
-    const url = (document.body.dataset.tableUrl || "/table") + (table.dataset.embed === "1" ? "?embed=true" : "");
-    window.htmx.ajax("GET", url, { target: "#table", swap: "outerHTML" });
+  // ---- a lost connection, or a server in trouble: back off, then show the table as saved ----
+  // One request at a time, at growing intervals with jitter (so many pages do not retry in
+  // step), never sooner than the server's Retry-After; the table is locked meanwhile.
+  const RETRY_BASE_MS = 500;
+  const RETRY_CAP_MS = 15000;
+  const net = { down: false, attempt: 0, timer: 0 };
+
+  function retryAfterMs(xhr) {
+    const value = xhr && xhr.getResponseHeader("Retry-After");
+    if (!value) return 0;
+    const seconds = Number(value);
+    if (!Number.isNaN(seconds)) return Math.max(0, seconds * 1000);
+    const date = Date.parse(value);
+    return Number.isNaN(date) ? 0 : Math.max(0, date - Date.now());
   }
-  document.addEventListener("htmx:sendError", () => reloadTable(t("lost")));
-  document.addEventListener("htmx:responseError", () => reloadTable(t("failed")));
+
+  function nextDelay(minimum) {
+    const ceiling = Math.min(RETRY_CAP_MS, RETRY_BASE_MS * 2 ** net.attempt);
+    net.attempt += 1;
+    return Math.max(minimum, ceiling / 2 + Math.random() * ceiling / 2);
+  }
+
+  function tableUrl(table) {
+    return (document.body.dataset.tableUrl || "/table") + (table.dataset.embed === "1" ? "?embed=true" : "");
+  }
+
+  function connectionTrouble(minimum) {
+    const table = document.getElementById("table");
+    if (!net.down) {
+      net.down = true;
+      net.attempt = 0;
+      const banner = document.getElementById("connection");
+      if (banner) banner.hidden = false;
+      alertNow(t("reconnecting"));
+    }
+    if (table) {
+      table.inert = true;
+      table.setAttribute("aria-busy", "true");
+      table.querySelector(".veil")?.remove();
+    }
+    clearTimeout(net.timer);
+    net.timer = setTimeout(() => {
+      const now = document.getElementById("table");
+      if (!now || !window.htmx) return;
+      // a failure comes back as an htmx event and schedules the next try
+      window.htmx.ajax("GET", tableUrl(now), { target: "#table", swap: "outerHTML" }).catch(() => {});
+    }, nextDelay(minimum));
+  }
+
+  function connectionBack() {
+    if (!net.down) return;
+    net.down = false;
+    clearTimeout(net.timer);
+    const banner = document.getElementById("connection");
+    if (banner) banner.hidden = true;
+    announce(t("reconnected"));
+  }
+
+  document.addEventListener("htmx:sendError", () => connectionTrouble(0));
+  document.addEventListener("htmx:timeout", () => connectionTrouble(0));
+  document.addEventListener("htmx:responseError", (event) => connectionTrouble(retryAfterMs(event.detail.xhr)));
 
   document.addEventListener("htmx:afterSwap", () => {
     const table = document.getElementById("table");

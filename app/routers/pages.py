@@ -30,8 +30,6 @@ TEMPLATE = "game.html"
 PANELS = ("sheet", "tricks", "records", "current_rules")
 ActionError = (GameNotFoundError, StaleStateError, HeartsError, RulesError, ValueError)
 PAUSES_MS = {"normal": {"play": 750, "trick": 1600, "": 0}, "fast": {"play": 220, "trick": 650, "": 0}}
-OPTION_FLAGS = ("omnibus", "spot_hearts", "queen_breaks_hearts", "no_breaking", "points_on_first_trick",
-                "shooters_choice", "cancellation")
 
 
 def _is_htmx(request: Request) -> bool:
@@ -51,6 +49,10 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
         "records": services.records(session, player), "game": rec, "frames": [], "say": "",
         "pauses": PAUSES_MS, "deferred": None, "rules_now": None, "t": None, "version": 0,
         "sheet": None, "tricks": [], "standard": Rules(), "level_name": presenter.difficulty_name,
+        # the new-game dialog offers the options of the player's latest game again
+        "choices": presenter.option_choices(game.rules if game is not None else Rules(),
+                                            rec.difficulty if rec is not None else player.difficulty),
+        "celebrate": False,
     }
     if rec is None or game is None:
         ctx["say"] = i18n.gettext("Choose your options and deal the cards.")
@@ -64,7 +66,7 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
         frames=[{"t": presenter.table_context(f.view, shown=f.shown, frame=True, shuffling=f.shuffling),
                  "say": f.say, "pause": f.pause}
                 for f in presenter.frames(steps, names, view, dealt=dealt)],
-        say=presenter.final_announcement(steps, view, names),
+        say=presenter.final_announcement(steps, view, names), celebrate=presenter.celebrating(steps),
     )
     return ctx
 

@@ -48,7 +48,7 @@ def test_first_visit_sets_a_signed_httponly_cookie_and_offers_a_deal(client: Tes
     cookie = r.headers["set-cookie"]
     assert "hearts_player=" in cookie and "HttpOnly" in cookie and "SameSite=lax" in cookie
     assert "Secure" not in cookie
-    assert "Deal the cards" in r.text
+    assert "Ready for a game of Hearts?" in r.text
     assert "Scores will appear here after each hand." in r.text
     assert "No trick has been played in this hand yet." in r.text
     # the same browser keeps its player: no new cookie on the next visit
@@ -185,7 +185,7 @@ def test_a_repeated_click_gets_409_and_is_not_applied_twice(app: FastAPI, client
     assert client.post("/game/play", data={"version": rec.version, "card": card}, headers=HX).status_code == 200
     after, _ = current(app, client)
     again = client.post("/game/play", data={"version": rec.version, "card": card}, headers=HX)
-    assert again.status_code == 409 and "moved on" in again.text
+    assert again.status_code == 409 and "This game continued in another tab; here it is now." in again.text
     assert version_of(again.text) == after.version
     assert current(app, client)[0].version == after.version
 

@@ -10,9 +10,20 @@ from .server import CHROMIUM, CHROMIUM_ARGS, app_server
 
 
 @pytest.fixture(scope="session")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    with app_server(tmp_path_factory.mktemp("e2e-data")) as url:
+def e2e_data(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("e2e-data")
+
+
+@pytest.fixture(scope="session")
+def base_url(e2e_data: Path) -> Iterator[str]:
+    with app_server(e2e_data) as url:
         yield url
+
+
+@pytest.fixture(scope="session")
+def database_url(e2e_data: Path, base_url: str) -> str:
+    """The served app's database, for tests that set a table up directly (:mod:`.rig`)."""
+    return f"sqlite:///{e2e_data / 'hearts.db'}"
 
 
 @pytest.fixture(scope="session")

@@ -20,27 +20,46 @@ CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-backg
                  "--disable-component-update", "--no-first-run"]
 
 
+class AppProcess:
+    """The real app on a fixed port and database, which a test may stop and start again
+    (the page keeps its URL and its player across the restart)."""
+
+    def __init__(self, data_dir: Path) -> None:
+        self.data_dir = data_dir
+        self.port = free_port()
+        self.url = f"http://localhost:{self.port}"
+        self.database_url = f"sqlite:///{data_dir / 'hearts.db'}"
+        self.env = {"DATA_DIR": str(data_dir), "DATABASE_URL": self.database_url, "SECRET_KEY": "e2e-secret",
+                    # the iframe test frames the app from another site: the cookie must be
+                    # SameSite=None; Secure; Partitioned, which browsers accept from localhost
+                    "SECURE_COOKIES": "1",
+                    # every browser of the suite comes from 127.0.0.1: the per-client limits are
+                    # tested in tests/app/test_anonymous_data.py
+                    "GAMES_PER_MINUTE": "0", "PLAYERS_PER_HOUR": "0"}
+        self.proc: subprocess.Popen[bytes] | None = None
+        data_dir.mkdir(parents=True, exist_ok=True)
+        subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT,
+                       env={**os.environ, **self.env}, check=True, capture_output=True)
+
+    def start(self) -> None:
+        with open(self.data_dir / "server.log", "a") as log:
+            self.proc = start_app(self.port, self.env, log)
+
+    def stop(self) -> None:
+        if self.proc is not None:
+            stop_app(self.proc, timeout=10)
+            self.proc = None
+
+
 @contextmanager
 def app_server(data_dir: Path) -> Iterator[str]:
     """Serve the app from a fresh database; yields its base URL (on ``localhost``)."""
-    port = free_port()
-    env = {"DATA_DIR": str(data_dir), "DATABASE_URL": f"sqlite:///{data_dir / 'hearts.db'}",
-           "SECRET_KEY": "e2e-secret",
-           # the iframe test frames the app from another site: the cookie must be
-           # SameSite=None; Secure; Partitioned, which browsers accept from localhost
-           "SECURE_COOKIES": "1",
-           # every browser of the suite comes from 127.0.0.1: the per-client limits are
-           # tested in tests/app/test_anonymous_data.py
-           "GAMES_PER_MINUTE": "0", "PLAYERS_PER_HOUR": "0"}
-    data_dir.mkdir(parents=True, exist_ok=True)
-    subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT, env={**os.environ, **env},
-                   check=True, capture_output=True)
-    with open(data_dir / "server.log", "w") as log:
-        proc = start_app(port, env, log)
-        try:
-            yield f"http://localhost:{port}"
-        finally:
-            stop_app(proc, timeout=10)
+    app = AppProcess(data_dir)
+    app.start()
+    try:
+        yield app.url
+    finally:
+        app.stop()
 
 
 class _QuietHandler(SimpleHTTPRequestHandler):

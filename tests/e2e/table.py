@@ -2,9 +2,52 @@
 
 from __future__ import annotations
 
-from playwright.sync_api import Frame, Page
+import re
+
+from playwright.sync_api import Browser, Frame, Page, Route
 
 Surface = Page | Frame
+
+# every message added to the polite and the assertive region, in order, recorded from the
+# first moment of the page (the regions prune old messages, so reading them at the end
+# would not show everything that was said)
+RECORD_SPEECH = """
+window.__said = []; window.__alerts = [];
+new MutationObserver((records) => {
+  for (const r of records) {
+    const region = r.target.closest ? r.target.closest('#announcer, #alerts') : null;
+    if (!region) continue;
+    const log = region.id === 'alerts' ? window.__alerts : window.__said;
+    for (const n of r.addedNodes) { const text = (n.textContent || '').trim(); if (text) log.push(text); }
+  }
+}).observe(document, { subtree: true, childList: true });
+"""
+
+
+# For tests about what the table shows, not about its timing: the playback's pauses made short
+# (the page reads them from <body data-pauses>, set by the server)
+QUICK_PLAYBACK = """
+document.addEventListener('DOMContentLoaded', () => {
+  const quick = { play: 20, trick: 60, '': 0 };
+  document.body.dataset.pauses = JSON.stringify({ normal: quick, fast: quick });
+});
+"""
+
+
+def said(s: Surface) -> list[str]:
+    return list(s.evaluate("window.__said"))
+
+
+def alerted(s: Surface) -> list[str]:
+    return list(s.evaluate("window.__alerts"))
+
+
+VARIANT_LABELS = {
+    "passing": "Pass three cards", "omnibus": "Omnibus", "spot_hearts": "Spot hearts",
+    "queen_breaks_hearts": "Q♠ breaks hearts", "no_breaking": "No breaking",
+    "points_on_first_trick": "Points allowed on the first trick", "shooters_choice": "Shooter’s choice",
+    "cancellation": "Cancellation Hearts",
+}
 
 # cards in a hand overlap; like a finger, click the uncovered corner, not the middle
 CORNER = {"x": 8, "y": 14}
@@ -81,3 +124,87 @@ def take_turn(s: Surface) -> str:
         s.get_by_role("button", name="Next hand").click()
         wait_new_version(s, before)
     return p
+
+
+def phone(browser: Browser, width: int, height: int) -> Page:
+    """A fresh player on a touch screen of this size."""
+    context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True)
+    return context.new_page()
+
+
+def deal_from_the_welcome(page: Page, base_url: str) -> None:
+    page.goto(base_url + "/")
+    page.get_by_role("button", name="New game", exact=True).click()
+    page.wait_for_selector("#table[data-phase=pass]")
+    wait_idle(page)
+
+
+def game_id(s: Surface) -> str:
+    return s.locator("#table").get_attribute("data-game") or ""
+
+
+def new_game(s: Surface, *, difficulty: str | None = None, players: int | None = None, target: int | None = None,
+             hands: int | None = None, fast: bool | None = None, abandon: bool = True, **variants: bool) -> None:
+    """Deal a new game from the "New game…" dialog with these options (the others as the
+    dialog offers them: those of the last game); confirms abandoning a game in progress."""
+    if fast is not None:
+        s.get_by_label("Fast play", exact=True).set_checked(fast)
+        s.wait_for_function("(on) => document.body.dataset.fast === (on ? '1' : '0')", arg=fast)
+    before = game_id(s)
+    s.get_by_role("button", name="New game…").click()
+    dialog = s.get_by_role("dialog", name="New game")
+    if difficulty:
+        dialog.get_by_label(difficulty.capitalize(), exact=True).check()
+    if players:
+        dialog.get_by_label("Players").select_option(str(players))
+    if target:
+        dialog.get_by_label("Target score").fill(str(target))
+    if hands:
+        dialog.get_by_label("Hands").fill(str(hands))
+    for name, on in variants.items():
+        dialog.get_by_label(VARIANT_LABELS[name]).set_checked(on)
+    dialog.get_by_role("button", name="Deal the cards").click()
+    abandon_button = dialog.get_by_role("button", name="Abandon it and deal")
+    if abandon and abandon_button.is_visible():
+        abandon_button.click()
+    s.wait_for_function("(old) => { const t = document.getElementById('table');"
+                        " return t && t.dataset.game !== old; }", arg=before, timeout=30_000)
+    wait_idle(s)
+
+
+ACTIONS = re.compile(r"/game/(new|pass|play|moon|next)$")
+
+
+def locked_controls(page: Page) -> list[str]:
+    """The table's buttons that could start another action but are not locked, for people
+    and for assistive technologies alike (those locked for the request are also aria-disabled)."""
+    return list(page.evaluate("""() => Array.from(document.querySelectorAll(
+        '#table > .stage form button, #table [data-lock]'))
+        .filter(b => !b.disabled
+                     || (b.hasAttribute('data-disabled-by-htmx') && b.getAttribute('aria-disabled') !== 'true'))
+        .map(b => b.dataset.card || b.textContent.trim())"""))
+
+
+class Held:
+    """The table's actions, stopped on their way until the test lets them go."""
+
+    def __init__(self, page: Page) -> None:
+        self.page = page
+        self.routes: list[Route] = []
+        page.route(ACTIONS, lambda route: self.routes.append(route))
+
+    def stop(self) -> None:
+        self.release()
+        self.page.unroute(ACTIONS)
+
+    def wait(self, n: int = 1) -> None:
+        for _ in range(400):
+            if len(self.routes) >= n:
+                return
+            self.page.wait_for_timeout(25)
+        raise AssertionError(f"{n} request(s) expected, {len(self.routes)} sent")
+
+    def release(self) -> None:
+        routes, self.routes[:] = list(self.routes), []
+        for r in routes:
+            r.continue_()

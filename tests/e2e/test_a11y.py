@@ -13,28 +13,10 @@ from playwright.sync_api import Page
 from app import i18n
 from app.presenter import CARD_NAMES, capital
 
-from .table import phase, version, wait_idle, wait_new_version
+from .table import RECORD_SPEECH, new_game, phase, said, version, wait_idle, wait_new_version
 
 AXE = Path(__file__).parent / "vendor" / "axe-core-4.14.1" / "axe.min.js"
 
-# every message added to the polite and the assertive region, in order, recorded from the
-# first moment of the page (the regions prune old messages, so reading them at the end
-# would not show everything that was said)
-RECORD_SPEECH = """
-window.__said = []; window.__alerts = [];
-new MutationObserver((records) => {
-  for (const r of records) {
-    const region = r.target.closest ? r.target.closest('#announcer, #alerts') : null;
-    if (!region) continue;
-    const log = region.id === 'alerts' ? window.__alerts : window.__said;
-    for (const n of r.addedNodes) { const text = (n.textContent || '').trim(); if (text) log.push(text); }
-  }
-}).observe(document, { subtree: true, childList: true });
-"""
-
-
-def said(page: Page) -> list[str]:
-    return list(page.evaluate("window.__said"))
 
 
 def last_said(page: Page, part: str) -> str:
@@ -134,8 +116,14 @@ def test_a_whole_round_with_the_keyboard_alone(page: Page, base_url: str) -> Non
     assert last_said(page, "Scores: You ")
     page.keyboard.press("l")
     assert last_said(page, "Last trick: ")
+    focus_before = page.evaluate("document.activeElement.outerHTML")
     page.keyboard.press("h")
     assert last_said(page, "Keys: Enter plays the focused card")
+    # …and shows them, in a dialog that Escape closes, giving the focus back
+    assert page.get_by_role("dialog", name="Playing with the keyboard").is_visible()
+    page.keyboard.press("Escape")
+    assert page.get_by_role("dialog", name="Playing with the keyboard").is_hidden()
+    assert page.evaluate("document.activeElement.outerHTML") == focus_before
     count = len(said(page))
     page.keyboard.press("t")
     page.wait_for_function("(n) => window.__said.length > n", arg=count)
@@ -147,17 +135,14 @@ def test_a_whole_round_with_the_keyboard_alone(page: Page, base_url: str) -> Non
 def test_reading_keys_and_letters_left_alone_in_fields(page: Page, base_url: str) -> None:
     page.add_init_script(RECORD_SPEECH)
     page.goto(base_url + "/")
-    page.locator("#options").get_by_role("button", name="Deal a new game").click()
-    page.wait_for_selector("#table[data-phase=pass]")
-    wait_idle(page)
+    new_game(page)
     page.keyboard.press("r")
     hand_text = last_said(page, "Clubs: ")
     assert hand_text.startswith("Clubs: ") and " Hearts: " in hand_text
     count = len(said(page))
     # typed into a field, or with a modifier held, a letter is only a letter
-    field = page.locator("#options").get_by_label("Target score")
-    field.fill("")
-    field.type("1")
+    field = page.get_by_role("textbox", name="Embed code")
+    field.focus()
     field.press("t")
     assert len(said(page)) == count
     page.locator(".stage .hand .in-hand").first.focus()
@@ -187,14 +172,15 @@ def with_axe(page: Page) -> None:
 def test_axe_finds_nothing_on_the_table_the_options_and_the_round_summary(page: Page, base_url: str) -> None:
     with_axe(page)
     page.goto(base_url + "/")
-    assert run_axe(page, "#options") == []
     assert run_axe(page, "body") == []  # the welcome table and the whole page
-    page.locator("#options").get_by_label("Pass three cards").uncheck()
-    page.locator("#options").get_by_label("Target score").fill("100")
-    page.get_by_label("Fast play", exact=True).check()
-    page.locator("#options").get_by_role("button", name="Deal a new game").click()
-    page.wait_for_selector("#table[data-phase=play]")
-    wait_idle(page)
+    page.get_by_role("button", name="New game…").click()
+    assert run_axe(page, "#dialog-new-game") == []  # the options
+    page.keyboard.press("Escape")
+    page.get_by_role("button", name="Keys").click()
+    assert run_axe(page, "#dialog-keys") == []
+    page.keyboard.press("Escape")
+    new_game(page, passing=False, target=100, fast=True)
+    assert phase(page) == "play"
     assert run_axe(page, "#table") == []
     for _ in range(20):
         if phase(page) != "play":
@@ -228,7 +214,7 @@ def test_the_table_in_arabic_mirrors_and_in_japanese_reads(page: Page, base_url:
     panel_box = page.locator(".panel").bounding_box()
     assert table_box and panel_box and panel_box["x"] < table_box["x"]
     assert page.evaluate("getComputedStyle(document.querySelector('.panel h2')).direction") == "rtl"
-    page.get_by_role("button", name=catalogue_text("ar", "Deal the cards")).click()
+    page.get_by_role("button", name=catalogue_text("ar", "New game"), exact=True).click()
     page.wait_for_selector("#table[data-phase=pass]")
     wait_idle(page)
     assert page.locator("#status").inner_text() == catalogue_text("ar", "Pass three cards to the left")
@@ -260,7 +246,7 @@ def test_the_table_in_arabic_mirrors_and_in_japanese_reads(page: Page, base_url:
 def test_reduced_motion_stills_the_table(page: Page, base_url: str) -> None:
     page.emulate_media(reduced_motion="reduce")
     page.goto(base_url + "/")
-    page.locator("#options").get_by_role("button", name="Deal a new game").click()
+    page.get_by_role("button", name="New game", exact=True).click()
     page.wait_for_selector("#table .deck .back")  # the shuffle, shown while the deal plays back
     assert page.evaluate("getComputedStyle(document.querySelector('#table .deck .back')).animationName") == "none"
     wait_idle(page)

@@ -8,8 +8,11 @@ from playwright.sync_api import Browser, Page, expect
 
 from .server import host_page
 from .table import (
+    deal_from_the_welcome,
     hand_names,
+    new_game,
     phase,
+    phone,
     play_first_legal,
     take_turn,
     trick_cards,
@@ -20,16 +23,7 @@ from .table import (
 
 def start(page: Page, base_url: str, target: int = 100, fast: bool = True, passing: bool = True) -> None:
     page.goto(base_url + "/")
-    if fast:
-        page.get_by_label("Fast play", exact=True).check()
-        page.wait_for_function("() => document.body.dataset.fast === '1'")
-    options = page.locator("#options")
-    options.get_by_label("Target score").fill(str(target))
-    if not passing:
-        options.get_by_label("Pass three cards").uncheck()
-    options.get_by_role("button", name="Deal a new game").click()
-    page.wait_for_selector("#table[data-phase]:not([data-phase=none])")
-    wait_idle(page)
+    new_game(page, target=target, fast=fast, passing=passing)
 
 
 def test_a_whole_game_by_clicking(page: Page, base_url: str) -> None:
@@ -96,7 +90,7 @@ def test_playing_inside_an_iframe_on_another_site(browser: Browser, base_url: st
         with host_page(tmp_path / "host", base_url) as host:
             page.goto(host)
             frame = page.frame_locator("iframe[title=Hearts]")
-            frame.get_by_role("button", name="Deal the cards").click()
+            frame.get_by_role("button", name="New game", exact=True).click()
             game = next(f for f in page.frames if f.url.endswith("/embed"))
             game.wait_for_selector("#table[data-phase=pass]")
             wait_idle(game)
@@ -118,13 +112,9 @@ def test_playing_inside_an_iframe_on_another_site(browser: Browser, base_url: st
 
 def test_a_phone_shows_the_whole_hand(browser: Browser, base_url: str) -> None:
     for width, height in ((360, 740), (390, 844)):
-        context = browser.new_context(viewport={"width": width, "height": height}, is_mobile=True, has_touch=True)
-        page = context.new_page()
+        page = phone(browser, width, height)
         try:
-            page.goto(base_url + "/")
-            page.get_by_role("button", name="Deal the cards").click()
-            page.wait_for_selector("#table[data-phase=pass]")
-            wait_idle(page)
+            deal_from_the_welcome(page, base_url)
             assert page.evaluate("document.documentElement.scrollWidth") <= width
             boxes = page.locator(".stage .hand .in-hand").evaluate_all(
                 "bs => bs.map(b => { const r = b.getBoundingClientRect(); return [r.left, r.right]; })")
@@ -137,7 +127,7 @@ def test_a_phone_shows_the_whole_hand(browser: Browser, base_url: str) -> None:
             page.locator(".stage .in-hand").nth(0).tap(position={"x": 8, "y": 14})
             assert page.locator(".stage .in-hand").nth(0).get_attribute("aria-pressed") == "true"
         finally:
-            context.close()
+            page.context.close()
 
 
 def test_keyboard_reads_the_table_and_jumps_between_suits(page: Page, base_url: str) -> None:

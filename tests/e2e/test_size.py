@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from playwright.sync_api import Browser, Page, Request
 
-from .table import CORNER, pass_three, phase, version, wait_idle, wait_new_version
+from .table import CORNER, new_game, pass_three, phase, version, wait_idle, wait_new_version
 
 FIRST_LOAD_LIMIT = 100 * 1024
 MOVE_LIMIT = 10 * 1024
@@ -22,11 +22,7 @@ def wire_bytes(request: Request) -> int:
 
 def deal(page: Page, base_url: str) -> None:
     page.goto(base_url + "/")
-    page.get_by_label("Fast play", exact=True).check()
-    page.wait_for_function("() => document.body.dataset.fast === '1'")
-    page.locator("#options").get_by_role("button", name="Deal a new game").click()
-    page.wait_for_selector("#table[data-phase]:not([data-phase=none])")
-    wait_idle(page)
+    new_game(page, fast=True)
 
 
 def test_the_table_loads_in_under_100_kb_and_a_move_answers_in_under_10_kb(browser: Browser, base_url: str) -> None:
