@@ -22,7 +22,7 @@ from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
-from engine import Card, CardSet, Game, PlayerView, Rules, dumps, loads
+from engine import Card, CardSet, Game, Phase, PlayerView, Rules, dumps, loads
 from engine import events as ev
 from engine.bots import get_bot
 from engine.errors import IllegalMoveError
