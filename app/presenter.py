@@ -355,17 +355,20 @@ def final_announcement(steps: list[Step], view: PlayerView, names: tuple[str, ..
     return " ".join([t for t in tail if t] + [status_text(view, names) + "."])
 
 
-def place_of(totals: tuple[int, ...], seat: int) -> int:
-    """1 for the lowest total; players with the same total share a place (1, 2, 2, 4)."""
-    return 1 + sum(1 for t in totals if t < totals[seat])
+def place_of(totals: tuple[int, ...], seat: int, winner: int | None = None) -> int:
+    """1 for the lowest total; players with the same total share a place (1, 2, 2, 4),
+    except that a tie the last hand broke puts the winner alone in first place."""
+    mine = totals[seat]
+    behind = winner is not None and seat != winner and totals[winner] == mine
+    return 1 + sum(1 for t in totals if t < mine) + behind
 
 
-def place_text(totals: tuple[int, ...]) -> str:
+def place_text(totals: tuple[int, ...], winner: int | None = None) -> str:
     """Where the person finished, in words; the winner's own sentence is the result's title."""
-    place = place_of(totals, PERSON)
+    place = place_of(totals, PERSON, winner)
     if place == 1:
         return ""
-    tied = sum(1 for t in totals if t == totals[PERSON]) > 1
+    tied = sum(1 for s in range(len(totals)) if place_of(totals, s, winner) == place) > 1
     return _(TIED_PLACES[place]) if tied and place in TIED_PLACES else _(PLACES[place])
 
 
@@ -379,17 +382,22 @@ def round_result(view: PlayerView, names: tuple[str, ...]) -> dict[str, Any] | N
     pts = view.round_points[-1]
     shooter = view.shooters[-1]
     over = view.phase is Phase.GAME_OVER
-    seats = sorted(range(n), key=lambda s: (view.totals[s], s)) if over else list(range(n))
+    winner = view.winner if over else None
+    seats = sorted(range(n), key=lambda s: (view.totals[s], s != winner, s)) if over else list(range(n))
+    low = min(view.totals)
     return {
         "number": len(view.round_points),
         "ranked": over,
         # a column per player: three short rows fit between the seats at any table size
         "columns": [{"name": names[s], "short": short[s], "points": pts[s], "total": view.totals[s],
-                     "you": s == PERSON, "place": place_of(view.totals, s),
+                     "you": s == PERSON, "place": place_of(view.totals, s, winner),
                      "best": view.totals[s] == min(view.totals)} for s in seats],
         "shooter": names[shooter] if shooter is not None else None,
         "person_shot": shooter == PERSON,
-        "place_text": place_text(view.totals) if over else "",
+        "place_text": place_text(view.totals, winner) if over else "",
+        # the option of seed 001: a tie for the lowest total went to the last hand's lower score
+        "tie_note": _("Tied for the lowest total: the lower score in the last hand wins.")
+        if over and view.totals.count(low) > 1 else "",
     }
 
 
@@ -517,7 +525,7 @@ def option_choices(rules: Rules, difficulty: str) -> dict[str, Any]:
 
 
 OPTION_FLAGS = ("omnibus", "spot_hearts", "queen_breaks_hearts", "no_breaking", "points_on_first_trick",
-                "shooters_choice", "cancellation")
+                "shooters_choice", "cancellation", "last_hand_breaks_ties")
 
 
 def celebrating(steps: list[Step]) -> bool:
@@ -537,6 +545,7 @@ def rules_lines(rules: Rules) -> list[str]:
         "omnibus": N_("J♦ −10"), "spot_hearts": N_("spot hearts"), "queen_breaks_hearts": N_("Q♠ breaks hearts"),
         "no_breaking": N_("no breaking"), "points_on_first_trick": N_("points on the first trick"),
         "shooters_choice": N_("shooter’s choice"), "cancellation": N_("Cancellation (two decks)"),
+        "last_hand_breaks_ties": N_("ties broken by the last hand"),
     }
     out.extend(_(text) for name, text in labels.items() if getattr(rules, name))
     return out

@@ -75,6 +75,9 @@ class Rules:
     """A moon shooter may instead subtract the moon from their own total."""
     cancellation: bool = False
     """Cancellation Hearts: two decks; identical cards in a trick cancel each other."""
+    last_hand_breaks_ties: bool = False
+    """A tie for the lowest total at the end goes to whoever of the tied scored less in the
+    last hand (seed 001); off, or when that is tied too, one more hand is played."""
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -184,6 +187,7 @@ class Rules:
             "spot_hearts": ("spot hearts", ""), "queen_breaks_hearts": ("Q♠ breaks hearts", ""),
             "no_breaking": ("no breaking", ""), "points_on_first_trick": ("points on the first trick", ""),
             "shooters_choice": ("shooter's choice", ""), "cancellation": ("Cancellation (two decks)", ""),
+            "last_hand_breaks_ties": ("ties broken by the last hand", ""),
         }
         for name, (on, off) in labels.items():
             text = on if getattr(self, name) else off

@@ -472,6 +472,11 @@ class Game:
         if max(self.totals) >= r.target_score or (r.max_rounds is not None and len(self.round_points) >= r.max_rounds):
             low = min(self.totals)
             leaders = tuple(s for s, t in enumerate(self.totals) if t == low)
+            if len(leaders) > 1 and r.last_hand_breaks_ties:
+                # the tied player who scored less in this, the last hand, wins (seed 001)
+                best = min(pts[s] for s in leaders)
+                if sum(1 for s in leaders if pts[s] == best) == 1:
+                    leaders = tuple(s for s in leaders if pts[s] == best)
             if len(leaders) == 1:
                 self.winner = leaders[0]
                 self.phase = Phase.GAME_OVER

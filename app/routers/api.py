@@ -62,6 +62,9 @@ class GameOptions(BaseModel):
     points_on_first_trick: bool = False
     shooters_choice: bool = False
     cancellation: bool = False
+    last_hand_breaks_ties: bool = Field(False, description=(
+        "a tie for the lowest total at the end goes to the tied player with the lower score in the last "
+        "hand; false (the standard game), or when that is tied too: one more hand"))
     seed: Whole | None = Field(None, ge=-(2**63), lt=2**63, description=(
         "deal from this seed (a reproducible deal): the game is then a practice game, which never "
         "counts toward records, since whoever knows the seed can see every hand"))

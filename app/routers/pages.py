@@ -141,6 +141,7 @@ def new_game(request: Request, session: SessionDep, player: CurrentPlayer,
              queen_breaks_hearts: Annotated[bool, Form()] = False, no_breaking: Annotated[bool, Form()] = False,
              points_on_first_trick: Annotated[bool, Form()] = False,
              shooters_choice: Annotated[bool, Form()] = False, cancellation: Annotated[bool, Form()] = False,
+             last_hand_breaks_ties: Annotated[bool, Form()] = False,
              replaces: Annotated[str | None, Form()] = None, embed: EmbedForm = False) -> Response:
     """Deal a new game: with the options form, or ``same`` rules as the game on the table."""
     try:
@@ -155,7 +156,8 @@ def new_game(request: Request, session: SessionDep, player: CurrentPlayer,
             rules = Rules(players=players, target_score=target_score, max_rounds=rounds, passing=passing,
                           omnibus=omnibus, spot_hearts=spot_hearts, queen_breaks_hearts=queen_breaks_hearts,
                           no_breaking=no_breaking, points_on_first_trick=points_on_first_trick,
-                          shooters_choice=shooters_choice, cancellation=cancellation)
+                          shooters_choice=shooters_choice, cancellation=cancellation,
+                          last_hand_breaks_ties=last_hand_breaks_ties)
             level = difficulty
         # the table's own "Deal"/"New game" buttons name the game they replace: a double
         # click deals once (the second click gets 409 and the new table)

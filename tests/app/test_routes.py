@@ -160,6 +160,24 @@ def test_plain_forms_work_without_javascript(app: FastAPI, client: TestClient) -
     assert r.status_code == 303 and r.headers["location"] == "/embed"
 
 
+def test_the_tie_break_option_is_offered_stored_and_shown(app: FastAPI, client: TestClient) -> None:
+    label = "A tie at the end goes to the lower score in the last hand"
+    page = client.get("/").text
+    assert re.search(r'name="last_hand_breaks_ties" value="true"> ' + label, page), "unchecked by default"
+    r = client.post("/game/new", data={"difficulty": "easy", "players": "4", "target_score": "100",
+                                       "passing": "true", "last_hand_breaks_ties": "true"}, follow_redirects=False)
+    assert r.status_code == 303
+    rec, view = current(app, client)
+    assert view.rules.last_hand_breaks_ties and '"last_hand_breaks_ties":true' in rec.record
+    page = client.get("/").text
+    assert "ties broken by the last hand" in page  # this game's rules, beside the table
+    assert re.search(r'name="last_hand_breaks_ties" value="true" checked> ' + label, page), "offered again"
+    data = new_game(client)
+    assert data["view"]["rules"]["last_hand_breaks_ties"] is False  # the API's default: one more hand
+    data = new_game(client, last_hand_breaks_ties=True)
+    assert data["view"]["rules"]["last_hand_breaks_ties"] is True
+
+
 def test_bad_options_are_refused_with_a_message(client: TestClient) -> None:
     r = client.post("/game/new", data={"difficulty": "easy", "players": "7"}, headers=HX)
     assert r.status_code == 422

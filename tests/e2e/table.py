@@ -47,6 +47,7 @@ VARIANT_LABELS = {
     "queen_breaks_hearts": "Q♠ breaks hearts", "no_breaking": "No breaking",
     "points_on_first_trick": "Points allowed on the first trick", "shooters_choice": "Shooter’s choice",
     "cancellation": "Cancellation Hearts",
+    "last_hand_breaks_ties": "A tie at the end goes to the lower score in the last hand",
 }
 
 # cards in a hand overlap; like a finger, click the uncovered corner, not the middle

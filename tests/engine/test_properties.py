@@ -28,6 +28,7 @@ random_rules = st.builds(
     passing=st.booleans(), omnibus=st.booleans(), spot_hearts=st.booleans(),
     queen_breaks_hearts=st.booleans(), no_breaking=st.booleans(),
     points_on_first_trick=st.booleans(), shooters_choice=st.booleans(), cancellation=st.booleans(),
+    last_hand_breaks_ties=st.booleans(),
 )
 any_rules = st.one_of(st.sampled_from(list(PRESETS.values())), random_rules)
 cancellation_rules = random_rules.map(lambda r: r.replace(cancellation=True))
@@ -309,6 +310,10 @@ class Referee:
             rules.max_rounds is not None and len(g.round_points) >= rules.max_rounds)
         low = min(totals)
         tied = tuple(s for s, t in enumerate(totals) if t == low)
+        last = scored[0].points
+        fewest = min((last[s] for s in tied), default=0)
+        if rules.last_hand_breaks_ties and [last[s] for s in tied].count(fewest) == 1:
+            tied = tuple(s for s in tied if last[s] == fewest)  # the last hand breaks the tie
         if not ends:
             assert g.phase is Phase.ROUND_OVER and not any(isinstance(e, (ev.GameOver, ev.ExtraRound)) for e in events)
         elif len(tied) > 1:

@@ -18,7 +18,7 @@ def test_standard_rules_are_the_default_game() -> None:
     assert r == STANDARD == PRESETS["standard"]
     assert (r.players, r.target_score, r.max_rounds, r.passing) == (4, 100, None, True)
     assert not any([r.omnibus, r.spot_hearts, r.queen_breaks_hearts, r.no_breaking,
-                    r.points_on_first_trick, r.shooters_choice, r.cancellation])
+                    r.points_on_first_trick, r.shooters_choice, r.cancellation, r.last_hand_breaks_ties])
 
 
 def test_rules_are_frozen() -> None:
@@ -61,7 +61,8 @@ def test_max_rounds_may_be_unlimited_or_a_count(rounds: int | None) -> None:
 
 
 @pytest.mark.parametrize("flag", ["passing", "omnibus", "spot_hearts", "queen_breaks_hearts", "no_breaking",
-                                  "points_on_first_trick", "shooters_choice", "cancellation"])
+                                  "points_on_first_trick", "shooters_choice", "cancellation",
+                                  "last_hand_breaks_ties"])
 def test_flags_must_be_booleans(flag: str) -> None:
     with pytest.raises(RulesError, match=rf"{flag} must be true or false, not 1"):
         Rules(**{flag: 1})  # type: ignore[arg-type]

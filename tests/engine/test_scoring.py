@@ -17,6 +17,8 @@ from engine import (
     Rank,
     Rules,
     WrongPhaseError,
+    dumps,
+    loads,
 )
 from engine import events as ev
 from engine.events import Event
@@ -260,6 +262,41 @@ def test_tie_for_lowest_plays_extra_rounds_until_broken() -> None:
     assert rounds[2][-1] == ev.ExtraRound((0, 1, 3))
     assert rounds[3][-1] == ev.GameOver(1, (78, 52, 104, 78))
     assert g.winner == 1
+
+
+def test_the_last_hand_breaks_a_tie_when_the_option_is_on() -> None:
+    # (52, 26, 52, 26) after two hands: seats 1 and 3 tie for the lowest total; in the last
+    # hand seat 3 scored 0 and seat 1 scored 26, so seat 3 wins with no extra hand
+    rules = Rules(passing=False, target_score=50, last_hand_breaks_ties=True)
+    g, rounds = moon_rounds(rules, [1, 3])
+    assert rounds[1][-1] == ev.GameOver(3, (52, 26, 52, 26))
+    assert g.phase is Phase.GAME_OVER and g.winner == 3 and len(g.round_points) == 2
+    assert not any(isinstance(e, ev.ExtraRound) for r in rounds for e in r)
+    # off (the default), the same hands need one more
+    assert not Rules().last_hand_breaks_ties
+    _, standard = moon_rounds(rules.replace(last_hand_breaks_ties=False), [1, 3])
+    assert standard[1][-1] == ev.ExtraRound((1, 3))
+
+
+def test_a_tie_in_the_last_hand_too_still_plays_one_more_hand() -> None:
+    # one hand only: a tie for the lowest total is a tie in the last hand as well
+    rules = Rules(passing=False, max_rounds=1, last_hand_breaks_ties=True)
+    g, events = round_of(rules, SPREAD, high=set())
+    assert g.totals == [0, 0, 18, 8]
+    assert events[-1] == ev.ExtraRound((0, 1)) and g.phase is Phase.ROUND_OVER
+    g.next_round()
+    extra = play_policy(g, high=set())
+    assert g.round_points[-1] == (4, 6, 0, 16)
+    assert extra[-1] == ev.GameOver(0, (4, 6, 18, 24)) and g.winner == 0
+
+
+def test_the_tie_break_is_kept_with_the_game() -> None:
+    rules = Rules(passing=False, target_score=50, last_hand_breaks_ties=True)
+    g, _ = moon_rounds(rules, [1, 3])
+    back = loads(dumps(g))
+    assert back.rules.last_hand_breaks_ties and back.winner == 3
+    assert Rules.from_dict(rules.to_dict()) == rules
+    assert "ties broken by the last hand" in rules.describe()
 
 
 def test_round_scored_event_carries_round_points_totals_and_shooter() -> None:
