@@ -25,7 +25,7 @@ from . import i18n, retention
 from .config import Settings
 from .db import make_engine
 from .limits import AdmissionGate, RateLimitedError, ServerBusyError
-from .routers import api, health, pages
+from .routers import api, health, learn, pages
 from .security import (
     CSRF_HEADER,
     PLAYER_HEADER,
@@ -93,6 +93,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.templates.env.globals["csrf_token"] = lambda player_id: csrf_token(settings.secret_key, player_id)
     csrf = [Depends(require_csrf)]
     app.include_router(pages.router, dependencies=csrf)
+    app.include_router(learn.router, dependencies=csrf)
     app.include_router(api.router, dependencies=csrf)
     app.include_router(health.router)
     api.install_error_handlers(app)

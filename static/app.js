@@ -236,9 +236,12 @@
 
   // ---- the hand: one tab stop (roving tabindex) ----
   let lastCard = null;  // the card that had focus, so a new table keeps the place in the hand
+  // the table's hand, and each lesson's on the Learn page (static/learn.js)
+  const HAND_CARD = "#table > .stage .in-hand, .lesson .hand .in-hand";
 
+  // the cards of ``root`` when it is a hand, else of the table's hand inside it
   function handCards(root) {
-    const hand = (root || document).querySelector("#table > .stage .hand");
+    const hand = root && root.matches(".hand") ? root : (root || document).querySelector("#table > .stage .hand");
     return hand ? Array.from(hand.querySelectorAll(".in-hand:not(:disabled)")) : [];
   }
 
@@ -264,10 +267,10 @@
   }
 
   document.addEventListener("focusin", (event) => {
-    const card = event.target.closest && event.target.closest("#table > .stage .in-hand");
+    const card = event.target.closest && event.target.closest(HAND_CARD);
     if (!card) return;
     lastCard = card.dataset.card;
-    setCurrent(handCards(), card);
+    setCurrent(handCards(card.closest(".hand")), card);
   });
 
   // ---- passing: choose exactly three ----
@@ -456,10 +459,11 @@
 
   const cardSay = (c) => c.querySelector(".visually-hidden").textContent.trim();
 
-  function readAloud(key) {
-    if (!document.getElementById("table")) return false;
-    const cards = tableCards();
-    const felt = shownFelt();
+  // ``scope``: another table to read (a lesson's {felt, form, status}); else the game's table
+  function readAloud(key, scope) {
+    if (!scope && !document.getElementById("table")) return false;
+    const felt = scope ? scope.felt : shownFelt();
+    const cards = scope ? Array.from(felt.querySelectorAll(".center .on-table")) : tableCards();
     let text;
     if (key === "c") {
       text = cards.length ? cards.map(cardSay).join(", ") + "." : t("no_cards");
@@ -473,10 +477,10 @@
     } else if (key === "l") {
       text = felt && felt.dataset.sayLast ? felt.dataset.sayLast : t("wait");
     } else if (key === "r") {
-      const form = document.querySelector("#table > .stage .hand-form");
+      const form = scope ? scope.form : document.querySelector("#table > .stage .hand-form");
       text = form && form.dataset.sayHand && document.body.dataset.playing !== "1" ? form.dataset.sayHand : t("wait");
     } else if (key === "t") {
-      const status = document.body.dataset.playing === "1" ? null : document.getElementById("status");
+      const status = scope ? scope.status : document.body.dataset.playing === "1" ? null : document.getElementById("status");
       text = status && status.textContent.trim() ? status.textContent.trim() : t("wait");
     } else if (key === "h") {
       openDialog("dialog-keys");
@@ -491,7 +495,7 @@
   }
 
   function moveInHand(card, key) {
-    const cards = handCards();
+    const cards = handCards(card.closest(".hand"));
     const here = cards.indexOf(card);
     if (here < 0 || !cards.length) return null;
     const suit = suitOf(card);
@@ -512,7 +516,7 @@
     if (document.querySelector("dialog[open]")) return;  // a dialog has the keys to itself
     const target = event.target;
     if (target.closest && target.closest("input, select, textarea, [contenteditable]:not([contenteditable=false])")) return;
-    const card = target.closest && target.closest("#table > .stage .in-hand");
+    const card = target.closest && target.closest(HAND_CARD);
     if (card) {
       const next = moveInHand(card, event.key);
       if (next) {
@@ -609,4 +613,7 @@
     const table = document.getElementById("table");
     if (table) { table.dataset.initial = "1"; play(table); delete table.dataset.initial; }
   });
+
+  // what static/learn.js uses, so the lessons speak, choose and read as the table does
+  window.Hearts = { announce, alertNow, showBriefly, t, readAloud, setCurrent, handCards };
 })();
