@@ -25,8 +25,18 @@ from engine.errors import IllegalMoveError
 from engine.moves import Move, PassMove, PlayMove, parse_move
 
 from .i18n import _, join_list
-from .presenter import ERROR_TEXTS, N_, card_name, pass_strip, play_text, seat_names, status_text, table_context
-from .presenter import PassStrip, trick_sentence
+from .presenter import (
+    ERROR_TEXTS,
+    N_,
+    PassStrip,
+    card_name,
+    pass_strip,
+    play_text,
+    seat_names,
+    status_text,
+    table_context,
+    trick_sentence,
+)
 
 PERSON = 0
 RULES = Rules()

@@ -71,6 +71,8 @@
     const kind = lesson.dataset.verdict;
     if (say) page().announce(say);
     const verdict = lesson.querySelector(".verdict");
+    const toast = document.getElementById("toast");
+    if (toast) toast.hidden = true;  // what the last try said is no longer the news
     if (verdict && kind !== "right") page().showBriefly(verdict.textContent.trim(), kind !== "poor");
     const card = rove(lesson, keep);
     const next = lesson.querySelector(".lesson-foot .next");

@@ -7,7 +7,6 @@ import pytest
 
 from app import i18n, presenter
 from engine import Game, Phase, Rules
-
 from tests.engine.helpers import deal, play_policy
 
 from .helpers import first_legal, moon_game

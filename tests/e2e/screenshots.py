@@ -18,6 +18,7 @@ from playwright.sync_api import Browser, Page, sync_playwright
 
 from engine import Phase, Rules
 
+from .learner import lesson, played_out, tap, verdict
 from .rig import before_last_trick, decisive_last_trick, moon_for_the_person, play_until, rig
 from .server import CHROMIUM, CHROMIUM_ARGS, ROOT, app_server
 from .table import CORNER, new_game, phase, take_turn, trick_cards, version, wait_idle, wait_new_version
@@ -31,14 +32,15 @@ class Shots:
     def __init__(self, browser: Browser, base_url: str, database_url: str, size: str) -> None:
         self.browser, self.base_url, self.database_url, self.size = browser, base_url, database_url, size
 
-    def page(self, path: str = "/") -> Page:
+    def page(self, path: str = "/", table: bool = True) -> Page:
         width, height = SIZES[self.size]
         phone = self.size == "phone"
         context = self.browser.new_context(viewport={"width": width, "height": height}, is_mobile=phone,
                                            has_touch=phone, locale="ar" if path.startswith("/ar") else "en-GB")
         page = context.new_page()
         page.goto(self.base_url + path)
-        wait_idle(page)
+        if table:
+            wait_idle(page)
         return page
 
     def save(self, page: Page, state: str, element: str | None = None) -> None:
@@ -188,10 +190,29 @@ def right_to_left(s: Shots) -> None:
     page.context.close()
 
 
+def learn(s: Shots) -> None:
+    page = s.page("/learn", table=False)
+    s.save(page, "learn-top")
+    for code in ("QS", "AH", "KH"):
+        tap(page, "pass", code)
+    lesson(page, "pass").scroll_into_view_if_needed()
+    s.save(page, "learn-pass-chosen", "#lesson-pass [data-pass-submit]")
+    tap(page, "follow", "2D")
+    verdict(page, "follow", "illegal")
+    lesson(page, "follow").evaluate("l => l.scrollIntoView({block: 'end'})")
+    s.save(page, "learn-follow-refused")
+    tap(page, "moon", "5H")
+    verdict(page, "moon", "right")
+    played_out(page, "moon")
+    lesson(page, "moon").evaluate("l => l.scrollIntoView({block: 'end'})")
+    s.save(page, "learn-moon-stopped")
+    page.context.close()
+
+
 STATES: dict[str, Callable[[Shots], None]] = {
     "welcome": welcome, "passing": passing, "playing": playing, "six_players": six_players,
     "game_over": game_over, "moon": moon, "no_passing": no_passing, "keys": keys,
-    "reconnecting": reconnecting, "two_tabs": two_tabs, "right_to_left": right_to_left,
+    "reconnecting": reconnecting, "two_tabs": two_tabs, "right_to_left": right_to_left, "learn": learn,
 }
 
 
