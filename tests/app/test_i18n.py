@@ -64,15 +64,19 @@ def test_the_page_has_no_text_left_out_of_the_catalogue(client: TestClient, monk
     write_mo(buf, marked)
     monkeypatch.setattr(i18n, "translations", lambda code: Translations(fp=io.BytesIO(buf.getvalue())))
     r = client.post("/it/game/new", data={"difficulty": "easy", "players": "4", "target_score": "100"})
-    assert r.status_code == 200
-    body = r.text.split("<body", 1)[1]
-    visible = re.sub(r"<(script|svg|textarea)[^>]*>.*?</\1>", " ", body, flags=re.S)
-    visible = re.sub(r"<[^>]+>", " ", visible)
-    leftovers = [w for w in re.findall(r"[A-Za-z][a-z]+(?: [a-z]+){2,}", html.unescape(visible))]
-    assert leftovers == []
-    attributes = re.findall(r'(?:aria-label|title|placeholder|hx-confirm|data-say[\w-]*)="([^"]*)"', body)
-    english = [a for a in attributes if re.search(r"[A-Za-z][a-z]+ [a-z]+ [a-z]+", html.unescape(a))]
-    assert english == []
+    # the Learn page too, with a lesson's answer in it
+    learn = client.get("/it/learn/moon", params={"card": "JD"})
+    for r in (r, learn):
+        assert r.status_code == 200
+        body = r.text.split("<body", 1)[1]
+        visible = re.sub(r"<(script|svg|textarea)[^>]*>.*?</\1>", " ", body, flags=re.S)
+        visible = re.sub(r"<[^>]+>", " ", visible)
+        leftovers = [w for w in re.findall(r"[A-Za-z][a-z]+(?: [a-z]+){2,}", html.unescape(visible))]
+        assert leftovers == []
+        attributes = re.findall(r'(?:aria-label|title|placeholder|hx-confirm|data-say[\w-]*|data-status)="([^"]*)"',
+                                body)
+        english = [a for a in attributes if re.search(r"[A-Za-z][a-z]+ [a-z]+ [a-z]+", html.unescape(a))]
+        assert english == []
 
 
 @pytest.mark.parametrize("code", sorted(SPEC_LANGUAGES))

@@ -31,6 +31,12 @@ def played_out(page: Page, slug: str) -> list[str]:
     return lesson(page, slug).locator(".center .on-table").evaluate_all("cs => cs.map(c => c.dataset.card)")
 
 
+def enter(page: Page, slug: str, kind: str) -> str:
+    """Enter on the focused card (or button): the lesson's verdict, of this kind."""
+    page.keyboard.press("Enter")
+    return verdict(page, slug, kind)
+
+
 def tap(page: Page, slug: str, code: str) -> None:
     card(page, slug, code).click(position=CORNER)
 
@@ -56,6 +62,16 @@ def tab_into_hand(page: Page, slug: str) -> None:
         if page.evaluate("(id) => !!document.activeElement.closest(`#${id} .hand`)", f"lesson-{slug}"):
             return
     raise AssertionError(f"Tab never reached the hand of lesson {slug}")
+
+
+def press_on(page: Page, key: str, text: str, times: int = 20) -> None:
+    """Press ``key`` (Tab, Shift+Tab) until the control showing ``text`` has the focus, then Enter."""
+    for _ in range(times):
+        page.keyboard.press(key)
+        if page.evaluate("document.activeElement.textContent.trim()") == text:
+            page.keyboard.press("Enter")
+            return
+    raise AssertionError(f"{key} never reached {text!r}")
 
 
 def follow_next_link(page: Page, slug: str) -> None:

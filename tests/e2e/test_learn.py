@@ -15,11 +15,13 @@ from app import i18n, lessons
 
 from .learner import (
     card,
+    enter,
     focused_card,
     follow_next_link,
     key_to,
     lesson,
     played_out,
+    press_on,
     tab_into_hand,
     tap,
     verdict,
@@ -120,11 +122,7 @@ def test_every_lesson_by_keyboard_alone(browser: Browser, base_url: str, size: s
     page = open_page(browser, size)
     page.goto(base_url + "/")
     # the header's Learn link, reached with the keyboard from the welcome's "New game" (autofocus)
-    for _ in range(20):
-        page.keyboard.press("Shift+Tab")
-        if page.evaluate("document.activeElement.textContent") == "Learn":
-            break
-    page.keyboard.press("Enter")
+    press_on(page, "Shift+Tab", "Learn")
     page.wait_for_url("**/learn")
 
     # 1 has nothing to do: its Next link leads on; a hand is one tab stop
@@ -141,21 +139,18 @@ def test_every_lesson_by_keyboard_alone(browser: Browser, base_url: str, size: s
     assert last_said(page, "3 of 3") == "Ace of hearts chosen, 3 of 3."
     page.keyboard.press("Tab")
     assert page.evaluate("document.activeElement.matches('[data-pass-submit]')")
-    page.keyboard.press("Enter")
-    verdict(page, "pass", "right")
+    enter(page, "pass", "right")
     assert last_said(page, "Well passed").endswith("Received from North: ten of diamonds, jack of diamonds, "
                                                    "and queen of diamonds.")
     follow_next_link(page, "pass")
 
     tab_into_hand(page, "lead")
     key_to(page, "9C")
-    page.keyboard.press("Enter")
-    verdict(page, "lead", "illegal")
+    enter(page, "lead", "illegal")
     assert focused_card(page) == "9C", "the focus stays on the card tried"
     assert last_said(page, "two of clubs must") == lessons.RULE_TEXTS["first_lead"]
     page.keyboard.press("Home")
-    page.keyboard.press("Enter")
-    verdict(page, "lead", "right")
+    enter(page, "lead", "right")
     assert last_said(page, "Right: the two").endswith("West takes the trick, 0 points.")
     follow_next_link(page, "lead")
 
@@ -166,12 +161,10 @@ def test_every_lesson_by_keyboard_alone(browser: Browser, base_url: str, size: s
     assert last_said(page, "suit led") == "The suit led is clubs."
     page.keyboard.press("ArrowRight")  # to the diamonds
     assert focused_card(page) == "2D"
-    page.keyboard.press("Enter")
-    verdict(page, "follow", "illegal")
+    enter(page, "follow", "illegal")
     page.keyboard.press("ArrowLeft")
     assert focused_card(page) == "9C"
-    page.keyboard.press("Enter")
-    verdict(page, "follow", "right")
+    enter(page, "follow", "right")
     assert last_said(page, "Right: you followed").endswith("North takes the trick, 0 points.")
 
     # the watching lessons are read the same way, and H shows the keys
@@ -185,18 +178,12 @@ def test_every_lesson_by_keyboard_alone(browser: Browser, base_url: str, size: s
 
     tab_into_hand(page, "moon")
     key_to(page, "5D")
-    page.keyboard.press("Enter")
-    verdict(page, "moon", "poor")
+    enter(page, "moon", "poor")
     page.keyboard.press("End")
     assert focused_card(page) == "5H"
-    page.keyboard.press("Enter")
-    verdict(page, "moon", "right")
+    enter(page, "moon", "right")
     follow_next_link(page, "moon")
-    for _ in range(10):
-        page.keyboard.press("Tab")
-        if page.evaluate("document.activeElement.textContent") == "Play your first hand":
-            break
-    page.keyboard.press("Enter")
+    press_on(page, "Tab", "Play your first hand")
     page.wait_for_selector("#table[data-phase=pass]")
     assert page.__dict__["errors"] == []
     page.context.close()
