@@ -26,6 +26,7 @@ from .config import Settings
 from .db import make_engine
 from .limits import AdmissionGate, RateLimitedError, ServerBusyError
 from .routers import api, health, learn, pages
+from .routers.pages import invalid_request, refused_page
 from .security import (
     CSRF_HEADER,
     PLAYER_HEADER,
@@ -35,8 +36,6 @@ from .security import (
     csrf_failed,
     csrf_token,
     http_error,
-    invalid_request,
-    refused_page,
     require_csrf,
 )
 from .thinking import Thinker

@@ -43,12 +43,9 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from fastapi import Request
-from fastapi.concurrency import run_in_threadpool
 from fastapi.exception_handlers import http_exception_handler
-from fastapi.exceptions import RequestValidationError
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from itsdangerous import BadData, SignatureExpired, URLSafeSerializer, URLSafeTimedSerializer
-from sqlmodel import Session
 from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
@@ -345,43 +342,6 @@ async def csrf_failed(request: Request, exc: Exception) -> Response:
         return Response(status_code=403, headers={"HX-Refresh": "true"})
     return HTMLResponse(_error_page(message), status_code=403)
 
-
-
-# ---- malformed requests: a clear 422 in the form the client reads -------------------------------
-
-def _validation_message(exc: RequestValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:3]:
-        where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path"))
-        parts.append(f"{where}: {err.get('msg', 'invalid')}" if where else str(err.get("msg", "invalid")))
-    return "Invalid request (" + "; ".join(parts) + ")"
-
-
-async def invalid_request(request: Request, exc: Exception) -> Response:
-    """FastAPI's validation errors, in the API's ``{"error", "detail"}`` shape, and for the
-    pages as the table with the message (what a forged or garbled form post gets)."""
-    assert isinstance(exc, RequestValidationError)
-    message = _validation_message(exc)
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": "invalid_request", "detail": message}, status_code=422)
-    return await run_in_threadpool(refused_page, request, message, 422)
-
-
-def refused_page(request: Request, message: str, status: int) -> Response:
-    """The page's answer to a refused request: the table as it is now with ``message``
-    (an HTMX request gets the table fragment, which it swaps like any 4xx)."""
-    from . import services
-    from .models import Player
-    from .routers import pages
-
-    embed = "/embed" in request.headers.get("HX-Current-URL", request.url.path)
-    with Session(request.app.state.db_engine, expire_on_commit=False) as session:
-        pid = player_id_of(request)
-        player = services.get_player(session, pid) or Player(id=pid or services.new_id())
-        ctx = pages.page_context(session, player, embed=embed, error=message)
-        if request.headers.get("HX-Request") == "true":
-            return pages._render_fragment(request, ctx, status_code=status)
-        return pages._render_page(request, ctx, status_code=status)
 
 
 async def http_error(request: Request, exc: Exception) -> Response:

@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request
-from fastapi.responses import HTMLResponse, RedirectResponse, Response
+from fastapi.concurrency import run_in_threadpool
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from jinja2_fragments import render_block
 from markupsafe import Markup
 from sqlmodel import Session
@@ -18,7 +20,7 @@ from sqlmodel import Session
 from engine import Game, PlayerView, Rules, RulesError
 from engine.errors import HeartsError
 
-from .. import i18n, presenter, services
+from .. import i18n, presenter, security, services
 from ..deps import CurrentPlayer, SessionDep
 from ..models import DIFFICULTIES, GameRecord, Player
 from ..services import PERSON, GameNotFoundError, Outcome, StaleStateError
@@ -219,3 +221,36 @@ def preferences(request: Request, session: SessionDep, player: CurrentPlayer,
     if _is_htmx(request):
         return Response(status_code=204)
     return _back(embed)
+
+
+# ---- malformed requests: a clear 422 in the form the client reads -------------------------------
+
+def _validation_message(exc: RequestValidationError) -> str:
+    parts = []
+    for err in exc.errors()[:3]:
+        where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path"))
+        parts.append(f"{where}: {err.get('msg', 'invalid')}" if where else str(err.get("msg", "invalid")))
+    return "Invalid request (" + "; ".join(parts) + ")"
+
+
+async def invalid_request(request: Request, exc: Exception) -> Response:
+    """FastAPI's validation errors, in the API's ``{"error", "detail"}`` shape, and for the
+    pages as the table with the message (what a forged or garbled form post gets)."""
+    assert isinstance(exc, RequestValidationError)
+    message = _validation_message(exc)
+    if request.url.path.startswith("/api/"):
+        return JSONResponse({"error": "invalid_request", "detail": message}, status_code=422)
+    return await run_in_threadpool(refused_page, request, message, 422)
+
+
+def refused_page(request: Request, message: str, status: int) -> Response:
+    """The page's answer to a refused request: the table as it is now with ``message``
+    (an HTMX request gets the table fragment, which it swaps like any 4xx)."""
+    embed = "/embed" in request.headers.get("HX-Current-URL", request.url.path)
+    with Session(request.app.state.db_engine, expire_on_commit=False) as session:
+        pid = security.player_id_of(request)
+        player = services.get_player(session, pid) or Player(id=pid or services.new_id())
+        ctx = page_context(session, player, embed=embed, error=message)
+        if request.headers.get("HX-Request") == "true":
+            return _render_fragment(request, ctx, status_code=status)
+        return _render_page(request, ctx, status_code=status)

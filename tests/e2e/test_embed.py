@@ -66,7 +66,7 @@ def game_frame(page: Page) -> Frame:
 
 def play_a_whole_hand(frame: Frame) -> None:
     frame.get_by_label("Fast play", exact=True).check()
-    frame.get_by_role("button", name="Deal the cards").click()
+    frame.get_by_role("button", name="New game", exact=True).click()
     frame.wait_for_selector("#table[data-phase=pass]")
     wait_idle(frame)
     seen = []
