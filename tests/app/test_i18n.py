@@ -63,10 +63,10 @@ def test_the_page_has_no_text_left_out_of_the_catalogue(client: TestClient, monk
     buf = io.BytesIO()
     write_mo(buf, marked)
     monkeypatch.setattr(i18n, "translations", lambda code: Translations(fp=io.BytesIO(buf.getvalue())))
-    r = client.post("/it/game/new", data={"difficulty": "easy", "players": "4", "target_score": "100"})
+    table = client.post("/it/game/new", data={"difficulty": "easy", "players": "4", "target_score": "100"})
     # the Learn page too, with a lesson's answer in it
     learn = client.get("/it/learn/moon", params={"card": "JD"})
-    for r in (r, learn):
+    for r in (table, learn):
         assert r.status_code == 200
         body = r.text.split("<body", 1)[1]
         visible = re.sub(r"<(script|svg|textarea)[^>]*>.*?</\1>", " ", body, flags=re.S)
