@@ -22,7 +22,7 @@ import httpx
 
 from .server import ROOT, free_port, start_app, stop_app
 
-CASES = (
+CASES: tuple[tuple[str, str, dict[str, str], bool], ...] = (
     ("GET /learn (eight tables)", "/learn", {}, False),
     ("GET /learn/moon?card=5H (HTMX: the right move, its trick played out)", "/learn/moon", {"card": "5H"}, True),
     ("GET /learn/follow?card=2D (HTMX: an illegal card explained)", "/learn/follow", {"card": "2D"}, True),
