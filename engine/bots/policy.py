@@ -122,8 +122,10 @@ def shooting(st: SimRound, me: int, hand: int, out: int) -> bool:
     return winners * 3 >= total * 2
 
 
-def choose_card(st: SimRound) -> int:
-    """The card a careful player would play for the seat to play in ``st``."""
+def choose_card(st: SimRound, hunt: bool = False) -> int:
+    """The card a careful player would play for the seat to play in ``st``; with ``hunt``
+    it also leads low spades to flush the Q♠ out while holding the A♠ or K♠ (when its low
+    spades outnumber its high ones), as a queen hunter does."""
     legal = st.legal()
     if not legal & (legal - 1):
         return _low(legal)
@@ -138,7 +140,7 @@ def choose_card(st: SimRound) -> int:
         return _shoot(st, legal, hand, out)
     threat = moon_threat(st, me)
     if not trick:
-        return _lead(st, legal, hand, out, qs_out, threat)
+        return _lead(st, legal, hand, out, qs_out, threat, hunt)
     led = st.led
     best = st.best
     has_pen = bool(st.tmask & t.pen_mask)
@@ -210,10 +212,11 @@ def _discard_plain(st: SimRound, legal: int, hand: int, qs_out: bool) -> int:
     return best_c
 
 
-def _lead(st: SimRound, legal: int, hand: int, out: int, qs_out: bool, threat: int) -> int:
-    if qs_out and not hand & ABOVE_QS:
+def _lead(st: SimRound, legal: int, hand: int, out: int, qs_out: bool, threat: int, hunt: bool = False) -> int:
+    if qs_out:
         low_spades = legal & BELOW_QS
-        if low_spades and out & SPADES & ~QS_BIT:
+        if low_spades and out & SPADES & ~QS_BIT and (
+                not hand & ABOVE_QS or (hunt and _count(low_spades) > _count(hand & ABOVE_QS))):
             return _high(low_spades)  # flush the queen out with spades she cannot beat
     best_c = -1
     best_v = 1 << 30
@@ -237,6 +240,15 @@ def _lead(st: SimRound, legal: int, hand: int, out: int, qs_out: bool, threat: i
             best_v = v
             best_c = c
     return best_c
+
+
+def shoot_card(st: SimRound) -> int:
+    """The card for the seat to play when it goes for the moon: win every trick it can."""
+    legal = st.legal()
+    if not legal & (legal - 1):
+        return _low(legal)
+    hand = st.hands[st.turn] & LOW
+    return _shoot(st, legal, hand, st.inplay & ~st.played & ~hand)
 
 
 def _shoot(st: SimRound, legal: int, hand: int, out: int) -> int:
@@ -263,9 +275,11 @@ def _shoot(st: SimRound, legal: int, hand: int, out: int) -> int:
 # ---- passing ---------------------------------------------------------------------------------
 
 
-def card_scores(hand: int, rules: Rules, direction: PassDirection) -> list[tuple[int, int]]:
-    """(score, card) for each distinct card of ``hand``: how much we want to be rid of it."""
-    across = direction is PassDirection.ACROSS
+def card_scores(hand: int, rules: Rules, direction: PassDirection,
+                keep_queen_across: bool = True) -> list[tuple[int, int]]:
+    """(score, card) for each distinct card of ``hand``: how much we want to be rid of it
+    (with ``keep_queen_across`` false, the Q♠ is judged by the spade length alone)."""
+    across = direction is PassDirection.ACROSS and keep_queen_across
     low = hand & LOW
     high = hand >> 52
     spades = _count(low & SPADES) + _count(high & SPADES)
@@ -317,6 +331,29 @@ def pass_candidates(hand: int, rules: Rules, direction: PassDirection, top: int 
     ranked = sorted(card_scores(hand, rules, direction), key=lambda vc: (-vc[0], vc[1]))
     pool = [c for _, c in ranked[:top]]
     if hand >> 52:  # two decks: a second copy of a top card may be passed too
+        pool += [c for c in pool if hand >> (c + 52) & 1]
+    out = [first]
+    for combo in combinations(pool, 3):
+        m = 0
+        for c in combo:
+            m = add_card(m, c)
+        if m.bit_count() == 3 and m not in out and multiset_contains(hand, m):
+            out.append(m)
+    return out
+
+
+def hard_pass_candidates(hand: int, rules: Rules, direction: PassDirection, top: int = 5) -> list[int]:
+    """Pass masks for a search to judge: the careful player's pass first, then every three of
+    the ``top`` cards we most want to be rid of, the Q♠ among them whenever we hold her
+    (across too: whether she goes is the search's to judge by how the round plays out)."""
+    from itertools import combinations
+
+    first = choose_pass_mask(hand, rules, direction)
+    ranked = sorted(card_scores(hand, rules, direction, keep_queen_across=False), key=lambda vc: (-vc[0], vc[1]))
+    pool = [c for _, c in ranked[:top]]
+    if hand & QS_BIT and QS not in pool:
+        pool.append(QS)
+    if hand >> 52:
         pool += [c for c in pool if hand >> (c + 52) & 1]
     out = [first]
     for combo in combinations(pool, 3):
