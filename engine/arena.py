@@ -26,6 +26,8 @@ from typing import Any
 
 from . import openspiel
 from .bots import BOTS, EasyBot, HardBot, MediumBot
+from .bots.shooter import ShooterBot
+from .cards import LOW, QUEEN_OF_SPADES, SUIT_MASK, iter_cards
 from .moves import Move, PlayMove
 from .referee import Player, computer_turns
 from .rules import PRESETS, Rules
@@ -34,7 +36,12 @@ from .values import Phase
 from .view import PlayerView
 
 ISMCTS = "ismcts"
-SEAT_TYPES = (*BOTS, ISMCTS)
+SHOOTER = "shooter"
+HARD0 = "hard0"
+SEAT_TYPES = (*BOTS, SHOOTER, HARD0, ISMCTS)
+QS = int(QUEEN_OF_SPADES)
+CHEAP_STOP_POINTS = 4
+"""A stop of a moon is cheap when it takes at most this many points (and not the Q♠)."""
 
 
 class IsmctsPlayer:
@@ -74,9 +81,31 @@ class IsmctsPlayer:
 def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int) -> Player:
     if kind == ISMCTS:
         return IsmctsPlayer(game, ismcts_sims)
-    if kind == "hard" and hard_budget is not None:
-        return HardBot(budget=hard_budget)
+    if kind == SHOOTER:
+        return ShooterBot()
+    if kind in (HARD0, "hard"):
+        kwargs: dict[str, Any] = {"classic": kind == HARD0}
+        if hard_budget is not None:
+            kwargs["budget"] = hard_budget
+        return HardBot(**kwargs)
     return BOTS[kind]()
+
+
+class CpuTimed:
+    """A player whose decisions' CPU time (this thread's, so other processes on a busy
+    machine do not count) is recorded by seat type."""
+
+    def __init__(self, player: Player, kind: str, cpu: dict[str, list[float]]) -> None:
+        self.player = player
+        self.kind = kind
+        self.cpu = cpu
+        self.name = kind
+
+    def decide(self, view: PlayerView, rng: random.Random) -> Move:
+        t0 = time.thread_time()
+        move = self.player.decide(view, rng)
+        self.cpu.setdefault(self.kind, []).append(time.thread_time() - t0)
+        return move
 
 
 # ---- playing one deal ------------------------------------------------------------------------
@@ -103,23 +132,65 @@ def _warmed_up_game(rules: Rules, seed: int, k: int) -> Game:
         attempt += 1
 
 
-def play_deal(k: int) -> dict[str, Any]:
-    """Play deal ``k`` once per rotation; per rotation the seat types, points and moon."""
+def cheap_stop(game: Game) -> bool:
+    """Could the seat to play end a moon cheaply now: is there a legal card that surely
+    wins a trick already holding a penalty card, for at most CHEAP_STOP_POINTS points and
+    no Q♠?  (Read from the true state, by the arena only; single deck only.)"""
+    if game.phase is not Phase.PLAY or not game.trick or game.rules.cancellation:
+        return False
+    rules = game.rules
+    pts = rules.card_points
+    pen = rules.penalty_mask
+    n = game.players
+    trick = [int(c) for c in game.trick]
+    led = trick[0] // 13
+    top = max(c for c in trick if c // 13 == led)
+    on_table = sum(pts[c] for c in trick)
+    table_pen = any(pen >> c & 1 for c in trick)
+    if QS in trick:
+        return False
+    later = 0
+    for i in range(len(trick) + 1, n):
+        later |= game.hands[(game.leader + i) % n] & LOW  # type: ignore[operator]
+    later &= SUIT_MASK[led]
+    for c in iter_cards(game.legal_mask):
+        if c // 13 != led or c < top or c == QS or later >> (c + 1):
+            continue
+        if (table_pen or pen >> c & 1) and on_table + pts[c] <= CHEAP_STOP_POINTS:
+            return True
+    return False
+
+
+def play_lineup(start: Game, lineup: list[str]) -> dict[str, Any]:
+    """Play the round of ``start`` once per rotation of ``lineup``."""
     cfg = _CONFIG
-    rules: Rules = cfg["rules"]
-    lineup: list[str] = cfg["seats"]
-    n = rules.players
-    start = _warmed_up_game(rules, cfg["seed"], k)
+    n = len(lineup)
     rotations = []
     times: dict[str, list[float]] = {}
+    cpu: dict[str, list[float]] = {}
     for rot in range(n):
         kinds = [lineup[(s - rot) % n] for s in range(n)]
         game = start.copy()  # the same deal for every rotation
-        players = [make_player(kind, game, cfg["hard_budget"], cfg["ismcts_sims"]) for kind in kinds]
-        for step in computer_turns(game, dict(enumerate(players))):
+        players = {s: CpuTimed(make_player(kind, game, cfg["hard_budget"], cfg["ismcts_sims"]), kind, cpu)
+                   for s, kind in enumerate(kinds)}
+        chances = [0] * n  # decisions where a cheap stop of a moon was on offer
+        for step in computer_turns(game, players):
             times.setdefault(kinds[step.seat], []).append(step.seconds)
-        rotations.append({"kinds": kinds, "points": list(game.round_points[-1]), "shooter": game.shooters[-1]})
-    return {"deal": k, "rotations": rotations, "times": times}
+            if cheap_stop(game):
+                chances[game.turn] += 1  # type: ignore[index]
+        shooter = game.shooters[-1]
+        missed = [0 if shooter is None or s == shooter else chances[s] for s in range(n)]
+        rotations.append({"kinds": kinds, "points": list(game.round_points[-1]), "shooter": shooter,
+                          "missed_cheap_stops": missed})
+    return {"rotations": rotations, "times": times, "cpu": cpu}
+
+
+def play_deal(k: int) -> dict[str, Any]:
+    """Play deal ``k`` once per rotation of each line-up (two with ``--paired``); per
+    rotation the seat types, points, moon and missed cheap stops."""
+    cfg = _CONFIG
+    start = _warmed_up_game(cfg["rules"], cfg["seed"], k)
+    return {"deal": k, "lineups": [play_lineup(start, lineup) for lineup in cfg["lineups"]]}
 
 
 def _init_worker(cfg: dict[str, Any]) -> None:
@@ -138,37 +209,71 @@ def _mean_ci(xs: Sequence[float]) -> tuple[float, float, float]:
     return m, m - h, m + h
 
 
+def _p95(xs: list[float]) -> float | None:
+    if not xs:
+        return None
+    xs = sorted(xs)
+    return round(xs[min(len(xs) - 1, int(0.95 * len(xs)))], 6)
+
+
+def deal_values(deal: dict[str, Any], kind: str) -> tuple[float, float | None]:
+    """``kind``'s mean points per round in one deal's rotations, and its margin (the other
+    types' mean minus its own; ``None`` when every seat is ``kind``)."""
+    own_sum = marg_sum = 0.0
+    has_margin = True
+    for rot in deal["rotations"]:
+        own = [p for kd, p in zip(rot["kinds"], rot["points"], strict=True) if kd == kind]
+        other = [p for kd, p in zip(rot["kinds"], rot["points"], strict=True) if kd != kind]
+        own_sum += statistics.fmean(own)
+        if other:
+            marg_sum += statistics.fmean(other) - statistics.fmean(own)
+        else:
+            has_margin = False
+    nrot = len(deal["rotations"])
+    return own_sum / nrot, (marg_sum / nrot if has_margin else None)
+
+
+def deal_moons(deal: dict[str, Any], kind: str) -> tuple[int, int, int, int]:
+    """``kind``'s moons shot, moons suffered, missed cheap stops and seat-rounds in one deal."""
+    shot = suffered = missed = seat_rounds = 0
+    for rot in deal["rotations"]:
+        s = rot["shooter"]
+        for seat, kd in enumerate(rot["kinds"]):
+            if kd != kind:
+                continue
+            seat_rounds += 1
+            missed += rot.get("missed_cheap_stops", [0] * len(rot["kinds"]))[seat]
+            if s is not None:
+                if seat == s:
+                    shot += 1
+                else:
+                    suffered += 1
+    return shot, suffered, missed, seat_rounds
+
+
 def summarise(results: list[dict[str, Any]], lineup: list[str]) -> dict[str, Any]:
+    """Per seat type of ``lineup``: points, margin, moons and decision times over ``results``
+    (deals, each with its ``rotations`` and ``times``)."""
     kinds = sorted(set(lineup), key=lineup.index)
     players: dict[str, Any] = {}
     for kind in kinds:
         means: list[float] = []
         margins: list[float] = []
-        shot = suffered = 0
+        shot = suffered = missed = seat_rounds = 0
         times: list[float] = []
+        cpu: list[float] = []
         for r in results:
-            own_sum = marg_sum = 0.0
-            has_margin = True
-            for rot in r["rotations"]:
-                own = [p for kd, p in zip(rot["kinds"], rot["points"], strict=True) if kd == kind]
-                other = [p for kd, p in zip(rot["kinds"], rot["points"], strict=True) if kd != kind]
-                own_sum += statistics.fmean(own)
-                if other:
-                    marg_sum += statistics.fmean(other) - statistics.fmean(own)
-                else:
-                    has_margin = False
-                s = rot["shooter"]
-                for seat, kd in enumerate(rot["kinds"]):
-                    if kd == kind and s is not None:
-                        if seat == s:
-                            shot += 1
-                        else:
-                            suffered += 1
-            nrot = len(r["rotations"])
-            means.append(own_sum / nrot)
-            if has_margin:
-                margins.append(marg_sum / nrot)
+            own, margin = deal_values(r, kind)
+            means.append(own)
+            if margin is not None:
+                margins.append(margin)
+            a, b, c, d = deal_moons(r, kind)
+            shot += a
+            suffered += b
+            missed += c
+            seat_rounds += d
             times.extend(r["times"].get(kind, []))
+            cpu.extend(r.get("cpu", {}).get(kind, []))
         m, lo, hi = _mean_ci(means)
         entry: dict[str, Any] = {"seats": lineup.count(kind), "mean": round(m, 3), "ci95": [round(lo, 3), round(hi, 3)]}
         if margins:
@@ -176,10 +281,13 @@ def summarise(results: list[dict[str, Any]], lineup: list[str]) -> dict[str, Any
             entry.update(margin=round(mm, 3), margin_ci95=[round(mlo, 3), round(mhi, 3)])
         else:
             entry.update(margin=None, margin_ci95=None)
-        times.sort()
         entry.update(moons_shot=shot, moons_suffered=suffered,
+                     moons_suffered_per_100=round(100 * suffered / seat_rounds, 2) if seat_rounds else None,
+                     missed_cheap_stops=missed,
                      decision_s_mean=round(statistics.fmean(times), 6) if times else None,
-                     decision_s_p95=round(times[min(len(times) - 1, int(0.95 * len(times)))], 6) if times else None,
+                     decision_s_p95=_p95(times),
+                     decision_cpu_s_p95=_p95(cpu),
+                     decision_cpu_s_max=round(max(cpu), 6) if cpu else None,
                      decisions=len(times))
         if kind == ISMCTS:
             entry["note"] = "plays with OpenSpiel ISMCTSBot; passes with Medium's passing"
@@ -187,9 +295,30 @@ def summarise(results: list[dict[str, Any]], lineup: list[str]) -> dict[str, Any
     return players
 
 
+def compare(results: list[dict[str, Any]], lineups: list[list[str]]) -> dict[str, Any]:
+    """``--paired``: the second line-up's first seat type against the first's, deal by deal
+    (the same cards, the same seats): the difference of their margins and of the moons they
+    suffered, with 95% confidence intervals over deals."""
+    a, b = lineups[0][0], lineups[1][0]
+    dm: list[float] = []
+    ds: list[float] = []
+    for r in results:
+        ra, rb = r["lineups"]
+        ma = deal_values(ra, a)[1]
+        mb = deal_values(rb, b)[1]
+        if ma is None or mb is None:
+            raise ValueError("--paired needs other seat types beside the one compared")
+        dm.append(mb - ma)
+        ds.append(100 * (deal_moons(rb, b)[1] / deal_moons(rb, b)[3] - deal_moons(ra, a)[1] / deal_moons(ra, a)[3]))
+    m, lo, hi = _mean_ci(dm)
+    sm, slo, shi = _mean_ci(ds)
+    return {"subject": b, "baseline": a, "margin_diff": round(m, 3), "margin_diff_ci95": [round(lo, 3), round(hi, 3)],
+            "suffered_per_100_diff": round(sm, 2), "suffered_per_100_diff_ci95": [round(slo, 2), round(shi, 2)]}
+
+
 def format_table(summary: dict[str, Any]) -> str:
     head = (f"{'player':<8} {'seats':>5} {'mean':>7} {'95% CI':>17} {'margin':>7} {'margin 95% CI':>17} "
-            f"{'moons':>5} {'suffered':>8} {'mean s':>8} {'p95 s':>8}")
+            f"{'moons':>5} {'suffered':>8} {'/100':>6} {'missed':>6} {'mean s':>8} {'p95 s':>8} {'p95 cpu':>8}")
     lines = [head, "-" * len(head)]
     for kind, e in summary["players"].items():
         ci = f"[{e['ci95'][0]:.2f}, {e['ci95'][1]:.2f}]"
@@ -198,8 +327,9 @@ def format_table(summary: dict[str, Any]) -> str:
         else:
             mg, mci = f"{e['margin']:.2f}", f"[{e['margin_ci95'][0]:.2f}, {e['margin_ci95'][1]:.2f}]"
         lines.append(f"{kind:<8} {e['seats']:>5} {e['mean']:>7.2f} {ci:>17} {mg:>7} {mci:>17} "
-                     f"{e['moons_shot']:>5} {e['moons_suffered']:>8} {e['decision_s_mean']:>8.4f} "
-                     f"{e['decision_s_p95']:>8.4f}")
+                     f"{e['moons_shot']:>5} {e['moons_suffered']:>8} {e['moons_suffered_per_100']:>6.2f} "
+                     f"{e['missed_cheap_stops']:>6} {e['decision_s_mean']:>8.4f} "
+                     f"{e['decision_s_p95']:>8.4f} {e['decision_cpu_s_p95']:>8.4f}")
     for kind, e in summary["players"].items():
         if "note" in e:
             lines.append(f"note: {kind} {e['note']}")
@@ -241,22 +371,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     for flag in ("omnibus", "spot-hearts", "queen-breaks-hearts", "no-breaking", "points-on-first-trick",
                  "shooters-choice", "cancellation"):
         p.add_argument(f"--{flag}", action="store_true")
-    p.add_argument("--hard-budget", type=int, help="Hard's simulated card plays per decision")
+    p.add_argument("--hard-budget", type=int, help="Hard's simulated card plays per decision (hard and hard0)")
     p.add_argument("--ismcts-sims", type=int, default=1000)
+    p.add_argument("--paired", metavar="TYPE",
+                   help="play every deal (same cards, same seats) a second time with the first seat type "
+                        "replaced by TYPE, and report the difference, e.g. --seats hard0,medium,medium,medium "
+                        "--paired hard")
+    p.add_argument("--save", metavar="PATH", help="also write the result (and every deal's rounds) to PATH as JSON")
     args = p.parse_args(argv)
     rules = build_rules(args)
     seats = [s.strip().lower() for s in args.seats.split(",")]
     if len(seats) != rules.players:
         p.error(f"{len(seats)} seat types for {rules.players} players")
-    bad = [s for s in seats if s not in SEAT_TYPES]
+    lineups = [seats]
+    if args.paired is not None:
+        other = args.paired.strip().lower()
+        if other == seats[0] or other in seats:
+            p.error(f"--paired {other}: choose a seat type not already at the table")
+        lineups.append([other if s == seats[0] else s for s in seats])
+        if len(set(seats)) < 2:
+            p.error("--paired needs other seat types beside the one compared")
+    bad = sorted({s for lu in lineups for s in lu if s not in SEAT_TYPES})
     if bad:
         p.error(f"unknown seat type(s) {', '.join(bad)}; choose from {', '.join(SEAT_TYPES)}")
-    if ISMCTS in seats:
+    if any(ISMCTS in lu for lu in lineups):
         try:
             openspiel.game_string(rules)
         except ValueError as exc:
             p.error(str(exc))
-    cfg = {"rules": rules, "seats": seats, "seed": args.seed, "hard_budget": args.hard_budget,
+    cfg = {"rules": rules, "lineups": lineups, "seed": args.seed, "hard_budget": args.hard_budget,
            "ismcts_sims": args.ismcts_sims}
     t0 = time.perf_counter()
     if args.workers > 1:
@@ -267,14 +410,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         results = [play_deal(k) for k in range(args.deals)]
     results.sort(key=lambda r: r["deal"])
     elapsed = time.perf_counter() - t0
-    summary = {"deals": args.deals, "rounds": sum(len(r["rotations"]) for r in results), "seed": args.seed,
-               "seats": seats, "rules": rules.to_dict(),
-               "hard_budget": (args.hard_budget or HardBot().budget) if "hard" in seats else None,
-               "ismcts_sims": args.ismcts_sims if ISMCTS in seats else None,
-               "elapsed_s": round(elapsed, 1), "players": summarise(results, seats)}
+    hard_kinds = {"hard", HARD0} & {s for lu in lineups for s in lu}
+    summary: dict[str, Any] = {
+        "deals": args.deals, "rounds": sum(len(r["lineups"][0]["rotations"]) for r in results), "seed": args.seed,
+        "seats": seats, "rules": rules.to_dict(),
+        "hard_budget": (args.hard_budget or HardBot().budget) if hard_kinds else None,
+        "ismcts_sims": args.ismcts_sims if any(ISMCTS in lu for lu in lineups) else None,
+        "elapsed_s": round(elapsed, 1),
+        "players": summarise([r["lineups"][0] for r in results], seats)}
     print(f"{args.deals} duplicate deals x {rules.players} rotations = {summary['rounds']} rounds, "
           f"seed {args.seed}, rules: {', '.join(rules.describe())}; {elapsed:.0f} s")
     print(format_table(summary))
+    if args.paired is not None:
+        summary["paired"] = {"seats": lineups[1], "players": summarise([r["lineups"][1] for r in results], lineups[1])}
+        summary["paired"].update(compare(results, lineups))
+        pr = summary["paired"]
+        print(f"\nthe same deals with {pr['subject']} in place of {pr['baseline']}:")
+        print(format_table(pr))
+        print(f"{pr['subject']} - {pr['baseline']}: margin {pr['margin_diff']:+.2f} "
+              f"[{pr['margin_diff_ci95'][0]:+.2f}, {pr['margin_diff_ci95'][1]:+.2f}], moons suffered per 100 rounds "
+              f"{pr['suffered_per_100_diff']:+.2f} [{pr['suffered_per_100_diff_ci95'][0]:+.2f}, "
+              f"{pr['suffered_per_100_diff_ci95'][1]:+.2f}]")
+    if args.save:
+        with open(args.save, "w", encoding="utf-8") as f:
+            json.dump({**summary, "results": results}, f)
     if args.json:
         print(json.dumps(summary))
     return 0
@@ -282,4 +441,3 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
-

@@ -2,13 +2,27 @@
 
 For a play it samples deals of the unseen cards consistent with its view
 (:class:`~engine.bots.sampling.DealSampler`), and for each deal plays every candidate card
-followed by the rest of the round with the careful player's policy for all seats (moon
-attempts and moon defence included), then picks the card with the best average outcome.
-The outcome is judged on the game score: the others' points minus its own, plus a bonus
+followed by the rest of the round, then picks the card with the best average outcome.
+
+In those rollouts its own seat plays the careful player's policy, and the simulated
+opponents play it too, with two habits of stronger players: one who has taken every
+penalty card so far keeps going for the moon while its hand allows (so Hard sees that
+nobody else will stop it), and one holding the A♠ or K♠ with more low spades leads them
+to flush the Q♠ out.  The outcome is judged on the game score: the others' points minus
+its own, a moon by someone else counted as worse than its points (``MOON_WEIGHT``), the
+opponent nearest to winning weighted more once the game may end this round, plus a bonus
 or a penalty when the round ends the game with it winning or losing.
 
+Passes are chosen by the same search over candidate passes drawn from every card (the Q♠
+across included), not by fixed habits.
+
 The budget is a number of simulated card plays, so a decision is reproducible for a given
-seed; a wall-clock cap only guards against a machine far slower than expected.
+seed; it grows when the stakes are high (a moon threat, penalty cards on the table) and
+when the best two cards are still close, up to ``EXTEND`` times the base.  A wall-clock
+cap only guards against a machine far slower than expected.
+
+``HardBot(classic=True)`` is Hard as it was before these changes (issue 14), kept as the
+arena's yardstick (seat type ``hard0``).
 """
 
 from __future__ import annotations
@@ -22,9 +36,17 @@ from typing import TypeVar
 from ..cards import CARDS, LOW, Card, CardSet, multiset_add, multiset_sub
 from ..values import Phase
 from ..view import PlayerView
-from .base import BaseBot, check_view
-from .policy import choose_card, choose_pass_mask, moon_subtract, pass_candidates
+from .base import BaseBot, check_view, view_round
+from .policy import (
+    choose_card,
+    choose_pass_mask,
+    hard_pass_candidates,
+    moon_subtract,
+    pass_candidates,
+    shoot_card,
+)
 from .sampling import DealSampler
+from .shooter import going_for_moon, moon_pass
 from .sim import SimRound
 
 T = TypeVar("T")
@@ -32,12 +54,42 @@ DROP_Z = 3.0
 """A candidate is dropped when its mean is this many standard errors below the leader's."""
 GAME_END_WEIGHT = 10.0
 """Points of score margin a won (or lost) game is worth on top of the round's margin."""
+MOON_WEIGHT = 8.0
+"""Points of margin a moon shot by someone else costs on top of its points: the rollouts
+cannot play the shooter's opponents perfectly, and a missed stop costs 26 at once."""
+LEADER_WEIGHT = 2.0
+"""Once the game may end this round, the points of the opponent nearest to winning count
+this many times as much as another opponent's."""
+STAKES = 2
+"""Budget factor when the stakes are high: a moon threat, or penalty cards on the table."""
+EXTEND = 3
+"""The budget may grow to this many times the base while the best two are still close."""
+PASS_EXTEND = 2
+"""The same for the pass, which is the slowest decision already."""
+CLOSE = 0.5
+"""Two candidates are close while the leader's mean is less than this many points ahead."""
 
 
-def utility(points: Sequence[int], totals: Sequence[int], me: int, target: int) -> float:
+def utility(points: Sequence[int], totals: Sequence[int], me: int, target: int,
+            shooter: int = -1, aware: bool = False) -> float:
+    """Our outcome of a round's ``points``; with ``aware``, the moon and the game leader
+    weigh more (see the module's description)."""
     n = len(points)
     mine = points[me]
-    u = (sum(points) - mine) / (n - 1) - mine
+    if aware and n > 2 and max(totals) + 26 >= target:
+        lead = min(t for i, t in enumerate(totals) if i != me)
+        wsum = 0.0
+        acc = 0.0
+        for i in range(n):
+            if i != me:
+                w = LEADER_WEIGHT if totals[i] == lead else 1.0
+                wsum += w
+                acc += w * points[i]
+        u = acc / wsum - mine
+    else:
+        u = (sum(points) - mine) / (n - 1) - mine
+    if aware and shooter >= 0 and shooter != me:
+        u -= MOON_WEIGHT
     if max(t + p for t, p in zip(totals, points, strict=True)) >= target:
         final = [t + p for t, p in zip(totals, points, strict=True)]
         low = min(final)
@@ -54,6 +106,37 @@ def rollout(st: SimRound, totals: Sequence[int], me: int, target: int) -> float:
     if st.shooter >= 0 and st.t.shooters_choice:
         subtract = moon_subtract(totals, st.shooter, st.moon_value, target)
     return utility(st.points(subtract), totals, me, target)
+
+
+def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int) -> float:
+    """Like :func:`rollout`, but the simulated opponents shoot the moon and hunt the queen,
+    and the outcome is judged with the moon and the game leader in mind."""
+    play = st.play
+    pen_taken = st.pen_taken
+    while not st.done:
+        s = st.turn
+        if s == me:
+            play(choose_card(st))
+            continue
+        k = pen_taken[s]
+        if k and k == sum(pen_taken) and going_for_moon(st, s):
+            play(shoot_card(st))
+        else:
+            play(choose_card(st, True))
+    subtract = False
+    if st.shooter >= 0 and st.t.shooters_choice:
+        subtract = moon_subtract(totals, st.shooter, st.moon_value, target)
+    return utility(st.points(subtract), totals, me, target, st.shooter, True)
+
+
+def high_stakes(view: PlayerView) -> bool:
+    """A moon threat (one other seat has taken every penalty card so far) or penalty cards
+    on the table: where a wrong card costs most."""
+    st = view_round(view)
+    if st.tmask & st.t.pen_mask:
+        return True
+    holders = [s for s, k in enumerate(st.pen_taken) if k]
+    return len(holders) == 1 and holders[0] != view.seat
 
 
 def candidates(view: PlayerView, legal: int) -> list[int]:
@@ -80,7 +163,10 @@ class HardBot(BaseBot):
     name = "hard"
 
     def __init__(self, budget: int = 40000, pass_budget: int = 60000, min_samples: int = 8,
-                 max_samples: int = 400, max_seconds: float = 3.0) -> None:
+                 max_samples: int = 400, max_seconds: float = 3.0, classic: bool = False) -> None:
+        self.classic = classic
+        """Hard as before issue 14: every seat's rollouts by the careful policy, the round's
+        margin only, passes among Medium's favourite cards, a fixed budget."""
         self.budget = budget
         """Simulated card plays per decision (the time budget, reproducibly)."""
         self.pass_budget = pass_budget
@@ -96,7 +182,14 @@ class HardBot(BaseBot):
         check_view(view, Phase.PASS)
         rules = view.rules
         direction = view.pass_direction
-        cands = pass_candidates(view.hand.mask, rules, direction)
+        if self.classic:
+            cands = pass_candidates(view.hand.mask, rules, direction)
+        else:
+            cands = hard_pass_candidates(view.hand.mask, rules, direction)
+            moon = moon_pass(view.hand.mask, rules)
+            if moon is not None and moon not in cands:
+                cands.append(moon)  # keep the high cards: a moon attempt
+        play_out = rollout if self.classic else rollout_aware
         if len(cands) == 1:
             return CardSet.from_mask(cands[0])
         me = view.seat
@@ -120,9 +213,10 @@ class HardBot(BaseBot):
             for s, p in enumerate(passes):
                 t = my_target if s == me else direction.target(s, n)
                 after[t] = multiset_add(after[t], p) if double else after[t] | p
-            return rollout(SimRound.start(rules, after, view.dealer), totals, me, target)
+            return play_out(SimRound.start(rules, after, view.dealer), totals, me, target)
 
-        best = self._search(len(cands), len(rules.deck), self.pass_budget, sample, evaluate, rng)
+        best = self._search(len(cands), len(rules.deck), self.pass_budget, sample, evaluate, rng,
+                            1 if self.classic else PASS_EXTEND)
         return CardSet.from_mask(cands[best])
 
     def choose_play(self, view: PlayerView, rng: random.Random) -> Card:
@@ -141,25 +235,37 @@ class HardBot(BaseBot):
         def sample(r: random.Random) -> SimRound:
             return SimRound.from_view(view, sampler.sample(r))
 
+        play_out = rollout if self.classic else rollout_aware
+
         def evaluate(base: SimRound, j: int) -> float:
             st = base.copy()
             st.play(cands[j])
-            return rollout(st, totals, me, target)
+            return play_out(st, totals, me, target)
 
-        best = self._search(len(cands), sum(view.hand_sizes), self.budget, sample, evaluate, rng)
+        budget = self.budget
+        extend = 1
+        if not self.classic:
+            extend = EXTEND
+            if high_stakes(view):
+                budget *= STAKES
+                extend = max(1, EXTEND // STAKES)
+        best = self._search(len(cands), sum(view.hand_sizes), budget, sample, evaluate, rng, extend)
         return CARDS[cands[best]]
 
     def _search(self, count: int, cost: int, budget: int, sample: Callable[[random.Random], T],
-                evaluate: Callable[[T, int], float], rng: random.Random) -> int:
+                evaluate: Callable[[T, int], float], rng: random.Random, extend: int = 1) -> int:
         """Evaluate ``count`` candidates on the same sampled deals until ``budget`` card
-        plays are spent (``cost`` per rollout), dropping clear losers on the way; the index
-        of the best."""
+        plays are spent (``cost`` per rollout), dropping clear losers on the way; while the
+        best two are still close, go on up to ``extend`` times the budget; the index of the
+        best."""
         start = time.perf_counter()
         results: list[list[float]] = [[] for _ in range(count)]
         alive = list(range(count))
         spent = 0
         i = 0
-        while i < self.max_samples and (i < self.min_samples or spent + len(alive) * cost <= budget):
+        limit = budget * extend
+        while i < self.max_samples and (i < self.min_samples or spent + len(alive) * cost <= budget or (
+                spent + len(alive) * cost <= limit and _close(alive, results, i))):
             base = sample(rng)
             for j in alive:
                 results[j].append(evaluate(base, j))
@@ -172,6 +278,14 @@ class HardBot(BaseBot):
             if i >= self.min_samples and time.perf_counter() - start > self.max_seconds:
                 break
         return max(alive, key=lambda j: (sum(results[j]), -j))
+
+
+def _close(alive: list[int], results: list[list[float]], n: int) -> bool:
+    """Are the best two candidates so far within CLOSE points of each other?"""
+    if len(alive) < 2 or not n:
+        return False
+    means = sorted((sum(results[j]) / n for j in alive), reverse=True)
+    return means[0] - means[1] < CLOSE
 
 
 def _survivors(alive: list[int], results: list[list[float]], n: int) -> list[int]:

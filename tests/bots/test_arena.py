@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import pytest
 
-from engine.arena import _init_worker, main, play_deal, summarise
+from engine.arena import _init_worker, cheap_stop, main, play_deal, summarise
 from engine.rules import Rules
+
+from .test_moon import moon_position
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> dict:  # type: ignore[type-arg]
@@ -31,9 +34,9 @@ def test_json_summary_has_every_field(capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_duplicate_deals_give_each_rotation_the_same_cards() -> None:
-    _init_worker({"rules": Rules(), "seats": ["medium", "easy", "easy", "easy"], "seed": 5,
+    _init_worker({"rules": Rules(), "lineups": [["medium", "easy", "easy", "easy"]], "seed": 5,
                   "hard_budget": None, "ismcts_sims": 10})
-    r = play_deal(1)
+    r = play_deal(1)["lineups"][0]
     kinds = [rot["kinds"] for rot in r["rotations"]]
     assert [k.index("medium") for k in kinds] == [0, 1, 2, 3]  # medium sits every seat once
     # each rotation's points add up to the deal's 26 (or a moon's 78)
@@ -66,3 +69,41 @@ def test_summary_without_other_types_has_no_margin() -> None:
     rot = {"kinds": ["medium"] * 4, "points": [6, 7, 13, 0], "shooter": None}
     s = summarise([{"deal": 0, "rotations": [rot], "times": {"medium": [0.1]}}], ["medium"] * 4)
     assert s["medium"]["margin"] is None and s["medium"]["mean"] == 6.5
+
+
+def test_shooters_and_moon_statistics(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    save = tmp_path / "run.json"
+    res = _run(capsys, "--seats", "medium,shooter,shooter,shooter", "--deals", "12", "--seed", "7", "--json",
+               "--save", str(save))
+    med = res["players"]["medium"]
+    assert med["moons_suffered"] > 0  # the shooters do shoot (12 deals, seed 7)
+    assert med["moons_suffered_per_100"] == pytest.approx(100 * med["moons_suffered"] / 48, abs=0.01)
+    assert med["missed_cheap_stops"] >= 0 and med["decision_cpu_s_p95"] is not None
+    saved = json.loads(save.read_text())
+    assert saved["players"] == res["players"] and len(saved["results"]) == 12
+
+
+def test_paired_mode_plays_the_same_deals_with_the_other_type(capsys: pytest.CaptureFixture[str]) -> None:
+    res = _run(capsys, "--seats", "easy,medium,medium,medium", "--paired", "shooter", "--deals", "6", "--seed", "2",
+               "--json")
+    pr = res["paired"]
+    assert pr["seats"] == ["shooter", "medium", "medium", "medium"]
+    assert pr["subject"] == "shooter" and pr["baseline"] == "easy"
+    diff = pr["players"]["shooter"]["margin"] - res["players"]["easy"]["margin"]
+    assert pr["margin_diff"] == pytest.approx(diff, abs=2e-3)
+    with pytest.raises(SystemExit):
+        main(["--seats", "easy,medium,medium,medium", "--paired", "medium", "--deals", "1"])
+
+
+def test_paired_hard0_and_hard_agree_on_the_deals(capsys: pytest.CaptureFixture[str]) -> None:
+    """hard0 is the yardstick: with the same budget it plays as Hard did before issue 14."""
+    res = _run(capsys, "--seats", "hard0,medium,medium,medium", "--paired", "hard", "--deals", "1", "--seed", "4",
+               "--hard-budget", "800", "--json")
+    assert res["rounds"] == 4 and res["paired"]["subject"] == "hard"
+
+
+def test_cheap_stop_is_found_in_the_moon_position() -> None:
+    g = moon_position()
+    assert cheap_stop(g)  # the 10♦ wins 8♦ A♥ 2♦ for one point
+    g.play(3, "3D")
+    assert not cheap_stop(g)  # a lead: nothing on the table to take

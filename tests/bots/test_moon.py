@@ -1,0 +1,138 @@
+"""Issue 14: the shooter opponent, Hard's moon defence, its passes and its budget."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from engine import Game, Phase, Rules
+from engine.bots.base import view_round
+from engine.bots.hard import HardBot, high_stakes
+from engine.bots.medium import MediumBot
+from engine.bots.policy import QS_BIT, hard_pass_candidates, pass_candidates
+from engine.bots.shooter import ShooterBot, expected_winners, going_for_moon, moon_pass
+from engine.cards import CardSet, parse_card
+from engine.referee import computer_turns
+from engine.rules import PassDirection
+
+
+def mask(text: str) -> int:
+    return CardSet(text).mask
+
+
+# A round without passing where seat 0 has taken every penalty card so far (the Q♠ and a
+# heart), leads the 8♦, seat 1 (void) throws the A♥ on it and seat 2 follows with the 2♦:
+# seat 3 holds 3♦ 5♦ 6♦ 7♦ 10♦, and only the 10♦ takes the trick, for one point, and ends
+# the moon that seat 0's hand (♦A K, ♥K Q J, ♠A K J) is otherwise well on the way to.
+MOON_HANDS = [
+    "3C AC KC QC 8D AD KD KH QH JH AS KS JS",
+    "AH TH 9H 8H 7H QS TS 9S 8S 7S 6S 5S 4S",
+    "2C 4C 5C 6C 7C 2D 4D 9D JD QD 2H 3H 2S",
+    "8C 9C TC JC 3D 5D 6D 7D TD 4H 5H 6H 3S",
+]
+MOON_MOVES = [(2, "2C"), (3, "8C"), (0, "AC"), (1, "4S"), (0, "KC"), (1, "QS"), (2, "4C"), (3, "9C"),
+              (0, "QC"), (1, "TH"), (2, "5C"), (3, "TC"), (0, "8D"), (1, "AH"), (2, "2D")]
+
+
+def moon_position() -> Game:
+    g = Game(Rules(passing=False), seed=1, deals=[MOON_HANDS])
+    for seat, card in MOON_MOVES:
+        g.play(seat, card)
+    return g
+
+
+def test_hard_takes_the_cheap_stop_of_a_moon() -> None:
+    view = moon_position().view(3)
+    assert str(view.legal) == str(CardSet("3D 5D 6D 7D TD"))
+    assert view.taken_points == (14, 0, 0, 0)
+    for seed in range(3):
+        assert HardBot().choose_play(view, random.Random(seed)) == parse_card("TD")
+
+
+def test_hard_before_issue_14_ducked_the_same_trick() -> None:
+    """The yardstick (seat type hard0) still plays as Hard did: it lets the moon run."""
+    view = moon_position().view(3)
+    assert HardBot(classic=True).choose_play(view, random.Random(0)) == parse_card("3D")
+
+
+def test_the_position_is_a_moon_threat_with_high_stakes() -> None:
+    g = moon_position()
+    assert high_stakes(g.view(3))
+    st = view_round(g.view(0))
+    assert going_for_moon(st, 0)  # seat 0, seen from its own view, would keep going
+
+
+def test_shooter_goes_for_the_moon_only_while_nobody_else_has_points() -> None:
+    g = moon_position()
+    g.play(3, "3D")  # seat 0 takes the A♥ too
+    view = g.view(0)
+    st = view_round(view)
+    assert going_for_moon(st, 0)
+    card = ShooterBot().choose_play(view, random.Random(1))
+    # it leads a sure winner (the A♦ or K♦ clears the diamonds, the A♠/K♠ the spades…)
+    assert card in CardSet("AD KD AS KS")
+    st.pen_taken[2] = 1  # once someone else holds a penalty card, no moon
+    assert not going_for_moon(st, 0)
+
+
+def test_shooter_passes_its_lowest_cards_with_a_strong_hand() -> None:
+    strong = mask("AC KC QC JC AD KD QD AH KH QH JH 2S 3S")
+    assert moon_pass(strong, Rules()) == mask("2S 3S JC")
+    weak = mask("2C 5C 9C 3D 7D TD 4H 6H 8H 2S 5S 9S QS")
+    assert moon_pass(weak, Rules()) is None
+    g = Game(Rules(), seed=3)
+    g.hands[0] = weak  # a weak hand passes like Medium
+    view = g.view(0)
+    assert ShooterBot().choose_pass(view, random.Random(0)) == MediumBot().choose_pass(view, random.Random(0))
+
+
+def test_expected_winners_counts_top_cards_and_long_suits() -> None:
+    out = ((1 << 52) - 1) & ~mask("AC KC QC 2D")
+    assert expected_winners(mask("AC KC QC 2D"), out) == 3
+    # seven hearts from the ace down: the others hold six between them, all lower
+    hearts = mask("AH KH QH 5H 4H 3H 2H")
+    assert expected_winners(hearts, ((1 << 52) - 1) & ~hearts) == 7
+
+
+def test_shooters_shoot_the_moon_against_medium() -> None:
+    """Three shooters against Medium over a few deals: they do shoot (the arena opponent
+    that measures moon defence must really try), deterministically from the seed."""
+    moons = []
+    for seed in range(12):
+        g = Game(Rules(), seed=f"shoot {seed}")
+        players = {0: MediumBot(), 1: ShooterBot(), 2: ShooterBot(), 3: ShooterBot()}
+        for _ in computer_turns(g, players):
+            pass
+        assert g.phase in (Phase.ROUND_OVER, Phase.GAME_OVER)
+        moons.append(g.shooters[-1])
+    assert any(s is not None and s != 0 for s in moons)
+
+
+def test_hard_can_pass_the_queen_across() -> None:
+    hand = mask("QS 2C 3C 4C 5C 6C 7C 8C 2D 3D 4D 5D 6D")  # a singleton Q♠
+    old = pass_candidates(hand, Rules(), PassDirection.ACROSS)
+    new = hard_pass_candidates(hand, Rules(), PassDirection.ACROSS)
+    assert not any(m & QS_BIT for m in old)  # Hard before issue 14 never even tried
+    assert any(m & QS_BIT for m in new)
+    assert new[0] == old[0]  # the careful player's pass is still among them, first
+    assert all(m.bit_count() == 3 and m & ~hand == 0 for m in new)
+
+
+def test_new_hard_is_deterministic_for_a_seed_in_passes_and_plays() -> None:
+    g = Game(Rules(), seed=21)
+    view = g.view(1)
+    bot = HardBot(budget=3000, pass_budget=4000)
+    assert len({bot.choose_pass(view, random.Random(4)) for _ in range(2)}) == 1
+    pos = moon_position().view(3)
+    assert len({HardBot(budget=3000).choose_play(pos, random.Random(9)) for _ in range(2)}) == 1
+
+
+@pytest.mark.parametrize("classic", [False, True])
+def test_hard_plays_whole_rounds_against_shooters(classic: bool) -> None:
+    g = Game(Rules(), seed="vs shooters")
+    players = {0: HardBot(budget=1500, pass_budget=1500, classic=classic), 1: ShooterBot(), 2: ShooterBot(),
+               3: ShooterBot()}
+    steps = list(computer_turns(g, players))
+    assert not any(s.stood_in for s in steps)
+    assert sum(g.round_points[-1]) in (26, 78)
