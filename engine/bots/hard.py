@@ -196,7 +196,7 @@ class HardBot(BaseBot):
         n = view.players
         totals = view.totals
         target = rules.target_score
-        sampler = DealSampler(view)
+        sampler = DealSampler(view, infer=not self.classic)
         double = rules.cancellation
         my_target = direction.target(me, n)
 
@@ -227,7 +227,7 @@ class HardBot(BaseBot):
         cands = candidates(view, legal)
         if len(cands) == 1:
             return CARDS[cands[0]]
-        sampler = DealSampler(view)
+        sampler = DealSampler(view, infer=not self.classic)
         me = view.seat
         totals = view.totals
         target = view.rules.target_score

@@ -14,15 +14,47 @@ from __future__ import annotations
 
 import random
 
-from ..cards import iter_cards
+from ..cards import HEARTS, LOW, QUEEN_OF_SPADES, Suit, iter_cards
 from ..view import PlayerView
 from .sim import add_to
 
 
-class DealSampler:
-    """Samples the other seats' hands for one view (prepared once, sampled many times)."""
+DUMPED_FIRST = (1 << int(QUEEN_OF_SPADES)) | (HEARTS & ~((1 << (13 * int(Suit.HEARTS) + 9)) - 1))
+"""The cards a player void in the led suit throws first: the Q♠ and the J♥ and above."""
+INFER_TRIES = 4
+"""Samples tried before one that breaks the inference from discards is accepted anyway."""
 
-    def __init__(self, view: PlayerView) -> None:
+
+def discard_inference(view: PlayerView) -> list[int]:
+    """Per seat, the cards it probably does not hold: a seat that discarded a card worth no
+    points (after the first trick, single deck) while void would have thrown the Q♠ or a
+    high heart instead, had it held one still unplayed."""
+    n = view.players
+    avoid = [0] * n
+    if view.rules.cancellation:
+        return avoid
+    pen = view.rules.penalty_mask
+    pts = view.rules.card_points
+    unplayed = view.unseen.mask & LOW & DUMPED_FIRST
+    tricks = [(t.leader, t.cards) for t in view.tricks[1:]]
+    if view.tricks and view.trick and view.trick_leader is not None:
+        tricks.append((view.trick_leader, view.trick))
+    for leader, cards in tricks:
+        led = cards[0] // 13
+        for i, c in enumerate(cards[1:], 1):
+            if c // 13 != led and not pen >> c & 1 and not pts[c]:
+                avoid[(leader + i) % n] |= unplayed
+    avoid[view.seat] = 0
+    return avoid
+
+
+class DealSampler:
+    """Samples the other seats' hands for one view (prepared once, sampled many times).
+
+    With ``infer``, samples that give a seat a card it probably does not hold (see
+    :func:`discard_inference`) are tried again, up to ``INFER_TRIES`` times."""
+
+    def __init__(self, view: PlayerView, infer: bool = False) -> None:
         n = view.players
         me = view.seat
         self.n = n
@@ -34,6 +66,8 @@ class DealSampler:
         if target is not None and view.passed_still_held:
             fixed[target] = view.passed_still_held.mask
         self.fixed = fixed
+        self.avoid = [a & ~f for a, f in zip(discard_inference(view), fixed, strict=True)] if infer else [0] * n
+        self.inferring = any(self.avoid)
         # slots 0..n-1 are seats, slot n is the cards set aside
         room = [0] * (n + 1)
         for s in range(n):
@@ -87,6 +121,16 @@ class DealSampler:
 
     def sample(self, rng: random.Random) -> list[int]:
         """Every seat's hand (our own included) in one deal consistent with the view."""
+        if not self.inferring:
+            return self._sample(rng)
+        avoid = self.avoid
+        for _ in range(INFER_TRIES - 1):
+            hands = self._sample(rng)
+            if not any(h & a for h, a in zip(hands, avoid, strict=True)):
+                return hands
+        return self._sample(rng)
+
+    def _sample(self, rng: random.Random) -> list[int]:
         n = self.n
         hands = self.fixed[:]
         double = self.double

@@ -136,3 +136,24 @@ def test_hard_plays_whole_rounds_against_shooters(classic: bool) -> None:
     steps = list(computer_turns(g, players))
     assert not any(s.stood_in for s in steps)
     assert sum(g.round_points[-1]) in (26, 78)
+
+
+def test_a_free_discard_says_the_seat_has_no_queen_or_high_heart() -> None:
+    from engine.bots.sampling import DealSampler, discard_inference
+    g = moon_position()
+    g.play(3, "3D")
+    # seat 1 threw the 4♠ on the first trick (no points allowed there: no inference), the
+    # Q♠, the 10♥ and the A♥ later (all worth points): nothing to infer about it yet
+    assert discard_inference(g.view(3)) == [0, 0, 0, 0]
+    g = Game(Rules(passing=False), seed=1, deals=[MOON_HANDS])
+    for seat, card in [(2, "2C"), (3, "8C"), (0, "AC"), (1, "4S"), (0, "KC"), (1, "5S")]:
+        g.play(seat, card)  # seat 1, void in clubs, throws a spade worth nothing
+    view = g.view(3)
+    avoid = discard_inference(view)
+    assert avoid[1] == mask("QS JH QH KH AH") and avoid[0] == avoid[2] == avoid[3] == 0
+    sampler = DealSampler(view, infer=True)
+    rng = random.Random(2)
+    held = sum(bool(sampler.sample(rng)[1] & avoid[1]) for _ in range(50))
+    plain = DealSampler(view)
+    held_plain = sum(bool(plain.sample(rng)[1] & avoid[1]) for _ in range(50))
+    assert held < held_plain  # the inference moves those cards away from seat 1
