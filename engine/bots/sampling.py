@@ -18,7 +18,6 @@ from ..cards import HEARTS, LOW, QUEEN_OF_SPADES, Suit, iter_cards
 from ..view import PlayerView
 from .sim import add_to
 
-
 DUMPED_FIRST = (1 << int(QUEEN_OF_SPADES)) | (HEARTS & ~((1 << (13 * int(Suit.HEARTS) + 9)) - 1))
 """The cards a player void in the led suit throws first: the Q♠ and the J♥ and above."""
 INFER_TRIES = 4
