@@ -377,8 +377,18 @@ def main(argv: Sequence[str] | None = None) -> int:
                    help="play every deal (same cards, same seats) a second time with the first seat type "
                         "replaced by TYPE, and report the difference, e.g. --seats hard0,medium,medium,medium "
                         "--paired hard")
-    p.add_argument("--save", metavar="PATH", help="also write the result (and every deal's rounds) to PATH as JSON")
+    p.add_argument("--save", metavar="PATH",
+                   help="also write every deal's rounds to PATH as it finishes (JSON lines), then the result")
+    p.add_argument("--report", metavar="PATH", help="print the result of a run saved with --save (even unfinished)")
     args = p.parse_args(argv)
+    if args.report:
+        try:
+            summary = report_file(args.report)
+        except (OSError, ValueError) as exc:
+            p.error(str(exc))
+        if args.json:
+            print(json.dumps(summary))
+        return 0
     rules = build_rules(args)
     seats = [s.strip().lower() for s in args.seats.split(",")]
     if len(seats) != rules.players:
@@ -401,27 +411,56 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error(str(exc))
     cfg = {"rules": rules, "lineups": lineups, "seed": args.seed, "hard_budget": args.hard_budget,
            "ismcts_sims": args.ismcts_sims}
-    t0 = time.perf_counter()
-    if args.workers > 1:
-        with multiprocessing.Pool(args.workers, initializer=_init_worker, initargs=(cfg,)) as pool:
-            results = list(pool.imap_unordered(play_deal, range(args.deals), chunksize=1))
-    else:
-        _init_worker(cfg)
-        results = [play_deal(k) for k in range(args.deals)]
-    results.sort(key=lambda r: r["deal"])
-    elapsed = time.perf_counter() - t0
     hard_kinds = {"hard", HARD0} & {s for lu in lineups for s in lu}
-    summary: dict[str, Any] = {
-        "deals": args.deals, "rounds": sum(len(r["lineups"][0]["rotations"]) for r in results), "seed": args.seed,
-        "seats": seats, "rules": rules.to_dict(),
-        "hard_budget": (args.hard_budget or HardBot().budget) if hard_kinds else None,
-        "ismcts_sims": args.ismcts_sims if any(ISMCTS in lu for lu in lineups) else None,
-        "elapsed_s": round(elapsed, 1),
-        "players": summarise([r["lineups"][0] for r in results], seats)}
-    print(f"{args.deals} duplicate deals x {rules.players} rotations = {summary['rounds']} rounds, "
-          f"seed {args.seed}, rules: {', '.join(rules.describe())}; {elapsed:.0f} s")
+    head = {"deals": args.deals, "seed": args.seed, "seats": seats, "lineups": lineups, "rules": rules.to_dict(),
+            "hard_budget": (args.hard_budget or HardBot().budget) if hard_kinds else None,
+            "ismcts_sims": args.ismcts_sims if any(ISMCTS in lu for lu in lineups) else None}
+    save = open(args.save, "w", encoding="utf-8") if args.save else None  # noqa: SIM115 (written deal by deal)
+    if save:
+        save.write(json.dumps({"config": head}) + "\n")
+    t0 = time.perf_counter()
+    results = []
+    try:
+        if args.workers > 1:
+            with multiprocessing.Pool(args.workers, initializer=_init_worker, initargs=(cfg,)) as pool:
+                for r in pool.imap_unordered(play_deal, range(args.deals), chunksize=1):
+                    results.append(r)
+                    if save:
+                        save.write(json.dumps(r) + "\n")
+                        save.flush()
+        else:
+            _init_worker(cfg)
+            for k in range(args.deals):
+                results.append(play_deal(k))
+                if save:
+                    save.write(json.dumps(results[-1]) + "\n")
+                    save.flush()
+        summary = report(head, results, time.perf_counter() - t0)
+        if save:
+            save.write(json.dumps({"summary": summary}) + "\n")
+    finally:
+        if save:
+            save.close()
+    if args.json:
+        print(json.dumps(summary))
+    return 0
+
+
+def report(head: dict[str, Any], results: list[dict[str, Any]], elapsed: float | None) -> dict[str, Any]:
+    """Summarise and print ``results`` (deals played with the settings ``head``)."""
+    results = sorted(results, key=lambda r: r["deal"])
+    rules = Rules.from_dict(head["rules"])
+    seats = head["seats"]
+    lineups = head["lineups"]
+    summary: dict[str, Any] = {**{k: v for k, v in head.items() if k != "lineups"}, "deals": len(results),
+                               "rounds": sum(len(r["lineups"][0]["rotations"]) for r in results),
+                               "elapsed_s": None if elapsed is None else round(elapsed, 1),
+                               "players": summarise([r["lineups"][0] for r in results], seats)}
+    took = "" if elapsed is None else f"; {elapsed:.0f} s"
+    print(f"{len(results)} duplicate deals x {rules.players} rotations = {summary['rounds']} rounds, "
+          f"seed {head['seed']}, rules: {', '.join(rules.describe())}{took}")
     print(format_table(summary))
-    if args.paired is not None:
+    if len(lineups) > 1:
         summary["paired"] = {"seats": lineups[1], "players": summarise([r["lineups"][1] for r in results], lineups[1])}
         summary["paired"].update(compare(results, lineups))
         pr = summary["paired"]
@@ -431,13 +470,29 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"[{pr['margin_diff_ci95'][0]:+.2f}, {pr['margin_diff_ci95'][1]:+.2f}], moons suffered per 100 rounds "
               f"{pr['suffered_per_100_diff']:+.2f} [{pr['suffered_per_100_diff_ci95'][0]:+.2f}, "
               f"{pr['suffered_per_100_diff_ci95'][1]:+.2f}]")
-    if args.save:
-        with open(args.save, "w", encoding="utf-8") as f:
-            json.dump({**summary, "results": results}, f)
-    if args.json:
-        print(json.dumps(summary))
-    return 0
+    return summary
 
+
+def report_file(path: str) -> dict[str, Any]:
+    """``--report``: the summary of a file written by ``--save``, finished or not (the
+    deals played so far)."""
+    head: dict[str, Any] | None = None
+    results = []
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            if not line.strip():
+                continue
+            try:
+                item = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line cut short by a run still going
+            if "config" in item:
+                head = item["config"]
+            elif "deal" in item:
+                results.append(item)
+    if head is None or not results:
+        raise ValueError(f"{path}: no arena run saved there (or no deal finished yet)")
+    return report(head, results, None)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -79,8 +79,15 @@ def test_shooters_and_moon_statistics(capsys: pytest.CaptureFixture[str], tmp_pa
     assert med["moons_suffered"] > 0  # the shooters do shoot (12 deals, seed 7)
     assert med["moons_suffered_per_100"] == pytest.approx(100 * med["moons_suffered"] / 48, abs=0.01)
     assert med["missed_cheap_stops"] >= 0 and med["decision_cpu_s_p95"] is not None
-    saved = json.loads(save.read_text())
-    assert saved["players"] == res["players"] and len(saved["results"]) == 12
+    lines = [json.loads(x) for x in save.read_text().splitlines()]
+    assert "config" in lines[0] and len([x for x in lines if "deal" in x]) == 12
+    assert lines[-1]["summary"]["players"] == res["players"]
+    # a run cut short: --report summarises the deals saved so far
+    save.write_text("\n".join(save.read_text().splitlines()[:6]) + '\n{"deal": 5, "lin')
+    part = _run(capsys, "--report", str(save), "--json")
+    assert part["deals"] == 5 and part["rounds"] == 20
+    with pytest.raises(SystemExit):
+        main(["--report", str(tmp_path / "missing.json")])
 
 
 def test_paired_mode_plays_the_same_deals_with_the_other_type(capsys: pytest.CaptureFixture[str]) -> None:
