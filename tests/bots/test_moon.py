@@ -157,3 +157,17 @@ def test_a_free_discard_says_the_seat_has_no_queen_or_high_heart() -> None:
     plain = DealSampler(view)
     held_plain = sum(bool(plain.sample(rng)[1] & avoid[1]) for _ in range(50))
     assert held < held_plain  # the inference moves those cards away from seat 1
+
+
+def test_outcome_weighs_a_moon_and_near_the_end_the_leader() -> None:
+    from engine.bots.hard import utility
+    totals = [40, 30, 60, 50]  # nobody near 100: the moon weight alone decides
+    moon = [26, 0, 26, 26]
+    take_17 = [17, 0, 9, 0]
+    assert utility(moon, totals, 0, 100) > utility(take_17, totals, 0, 100)  # the old measure let it run
+    assert utility(moon, totals, 0, 100, shooter=1, aware=True) < utility(take_17, totals, 0, 100, aware=True)
+    near = [70, 50, 60, 74]  # the game may end this round: seat 1, the leader, counts double
+    to_leader = utility([0, 10, 0, 0], near, 0, 100, aware=True)
+    to_other = utility([0, 0, 10, 0], near, 0, 100, aware=True)
+    assert to_leader == 5.0 and to_other == 2.5
+    assert utility([0, 10, 0, 0], near, 0, 100) == utility([0, 0, 10, 0], near, 0, 100)
