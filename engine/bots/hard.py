@@ -18,8 +18,10 @@ across included), not by fixed habits.
 
 The budget is a number of simulated card plays, so a decision is reproducible for a given
 seed; it grows when the stakes are high (a moon threat, penalty cards on the table) and
-when the best two cards are still close, up to ``EXTEND`` times the base.  A wall-clock
-cap only guards against a machine far slower than expected.
+when the best two cards are still close, up to ``EXTEND`` times the base.  A cap on the
+deciding thread's CPU time only guards against a machine far slower than expected; it is
+CPU time, not wall-clock time, so that a busy machine (other processes taking the cores)
+does not cut a search short and change the choice.
 
 ``HardBot(classic=True)`` is Hard as it was before these changes (issue 14), kept as the
 arena's yardstick (seat type ``hard0``).
@@ -174,7 +176,8 @@ class HardBot(BaseBot):
         self.min_samples = min_samples
         self.max_samples = max_samples
         self.max_seconds = max_seconds
-        """Wall-clock safety cap: stop sampling early on a badly overloaded machine."""
+        """Safety cap in CPU seconds of the deciding thread: stop sampling early on a machine
+        far slower than expected (CPU time, so other processes' load changes nothing)."""
 
     def choose_pass(self, view: PlayerView, rng: random.Random) -> CardSet:
         """Simulate the round after each of a few promising passes (the others passing and
@@ -258,7 +261,7 @@ class HardBot(BaseBot):
         plays are spent (``cost`` per rollout), dropping clear losers on the way; while the
         best two are still close, go on up to ``extend`` times the budget; the index of the
         best."""
-        start = time.perf_counter()
+        start = time.thread_time()
         results: list[list[float]] = [[] for _ in range(count)]
         alive = list(range(count))
         spent = 0
@@ -275,7 +278,7 @@ class HardBot(BaseBot):
                 alive = _survivors(alive, results, i)
                 if len(alive) == 1:
                     break
-            if i >= self.min_samples and time.perf_counter() - start > self.max_seconds:
+            if i >= self.min_samples and time.thread_time() - start > self.max_seconds:
                 break
         return max(alive, key=lambda j: (sum(results[j]), -j))
 
