@@ -36,7 +36,6 @@ SEAT_NAMES: dict[int, tuple[str, ...]] = {
 # Translators: short forms of the seats for the narrow columns of a 5- or 6-player score
 # sheet and trick list (compass letters, as on a map)
 SHORT_NAMES = {"West": N_("W"), "North-west": N_("NW"), "North": N_("N"), "North-east": N_("NE"), "East": N_("E")}
-SUIT_WORDS = {"C": N_("clubs"), "D": N_("diamonds"), "S": N_("spades"), "H": N_("hearts")}
 # Translators: card ranks alone, as in "Clubs: two, nine, king." (the R key reads the hand)
 RANK_WORDS = (N_("two"), N_("three"), N_("four"), N_("five"), N_("six"), N_("seven"), N_("eight"), N_("nine"),
               N_("ten"), N_("jack"), N_("queen"), N_("king"), N_("ace"))

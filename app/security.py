@@ -186,12 +186,8 @@ class SecurityMiddleware:
             if message["type"] == "http.response.start":
                 drop = (b"content-security-policy", b"x-frame-options")
                 headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() not in drop]
-                framable = EMBED_PATH.match(path) is not None or bool(state.get("framable"))
-                policy = content_security_policy(path)
-                if state.get("framable") and not EMBED_PATH.match(path):
-                    policy = policy.replace("frame-ancestors 'none'", "frame-ancestors *")
-                headers.append((b"content-security-policy", policy.encode()))
-                if not framable:
+                headers.append((b"content-security-policy", content_security_policy(path).encode()))
+                if EMBED_PATH.match(path) is None:
                     headers.append((b"x-frame-options", b"DENY"))
                 headers.append((b"x-content-type-options", b"nosniff"))
                 headers.append((b"referrer-policy", b"same-origin"))
