@@ -321,7 +321,8 @@ def js_strings() -> dict[str, str]:
 
 ROOT = LOCALES.parent
 POT = LOCALES / f"{DOMAIN}.pot"
-KEYWORDS: dict[str, Any] = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "N_": None}
+KEYWORDS: dict[str, Any] = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "N_": None,
+                            "NP_": (1, 2)}
 
 
 def extract() -> Any:

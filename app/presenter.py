@@ -16,6 +16,7 @@ from engine.errors import IllegalMoveError
 from engine.moves import PlayMove
 from engine.rules import PassDirection, Rules
 
+from . import options
 from .i18n import _, join_list, ngettext, number, pgettext
 from .i18n import current as current_language
 from .services import PERSON, GameNotFoundError, StaleGameError, StaleStateError, Step
@@ -515,18 +516,6 @@ def trick_history(view: PlayerView) -> list[dict[str, Any]]:
     return out
 
 
-def option_choices(rules: Rules, difficulty: str) -> dict[str, Any]:
-    """The new-game dialog's fields, set as the player's latest game was: a player who
-    likes six players and Omnibus should not have to choose them again every time."""
-    return {"difficulty": difficulty, "players": rules.players, "target_score": rules.target_score,
-            "max_rounds": rules.max_rounds or "",
-            "flags": {name: getattr(rules, name) for name in ("passing", *OPTION_FLAGS)}}
-
-
-OPTION_FLAGS = ("omnibus", "spot_hearts", "queen_breaks_hearts", "no_breaking", "points_on_first_trick",
-                "shooters_choice", "cancellation", "last_hand_breaks_ties")
-
-
 def celebrating(steps: list[Step]) -> bool:
     """Whether the action just shown ended a hand in which somebody shot the moon."""
     return any(isinstance(e, ev.MoonShot) for s in steps for e in s.events)
@@ -534,20 +523,7 @@ def celebrating(steps: list[Step]) -> bool:
 
 def rules_lines(rules: Rules) -> list[str]:
     """What this game's rules are, in the current language (as ``Rules.describe`` in English)."""
-    out = [ngettext("%(num)s player", "%(num)s players", rules.players),
-           ngettext("to %(num)s point", "to %(num)s points", rules.target_score)]
-    if rules.max_rounds:
-        out.append(ngettext("at most %(num)s hand", "at most %(num)s hands", rules.max_rounds))
-    if not rules.passing:
-        out.append(_("no passing"))
-    labels = {
-        "omnibus": N_("J♦ −10"), "spot_hearts": N_("spot hearts"), "queen_breaks_hearts": N_("Q♠ breaks hearts"),
-        "no_breaking": N_("no breaking"), "points_on_first_trick": N_("points on the first trick"),
-        "shooters_choice": N_("shooter’s choice"), "cancellation": N_("Cancellation (two decks)"),
-        "last_hand_breaks_ties": N_("ties broken by the last hand"),
-    }
-    out.extend(_(text) for name, text in labels.items() if getattr(rules, name))
-    return out
+    return options.rules_lines(rules)
 
 
 ERROR_TEXTS = {

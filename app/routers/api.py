@@ -7,20 +7,21 @@ out of turn or on a stale version is 409, an unknown game is 404.
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, FastAPI, Request, status
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import JSONResponse
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field
 from sqlmodel import Session
 
-from engine import Card, CardSet, PlayerView, Rules, RulesError
+from engine import Card, CardSet, PlayerView, RulesError
 from engine import events as ev
 from engine.errors import HeartsError, IllegalMoveError, NotYourTurnError, WrongPhaseError
 
 from .. import services
 from ..deps import CurrentPlayer, SessionDep
+from ..options import OptionsBase, Whole, options_model
 from ..services import PERSON, GameClosedError, GameNotFoundError, Outcome, StaleStateError
 
 router = APIRouter(prefix="/api/v1", tags=["game"])
@@ -31,19 +32,10 @@ CARD_PATTERN = r"^(10|[2-9TJQKAtjqka])[CDSHcdsh♣♦♠♥]$"
 """A card code as the API takes it: rank (2–10, J, Q, K, A; T for 10) then suit letter or symbol."""
 
 
-def _whole(value: Any) -> Any:
-    # JSON Schema's "integer" includes 481.0: take a whole float as the integer it is; a
-    # fraction, a string or a boolean still fails strict parsing
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-Whole = Annotated[int, BeforeValidator(_whole)]
 CardCode = Annotated[str, Field(pattern=CARD_PATTERN, examples=["QS", "10H"])]
 
 
-class GameOptions(BaseModel):
+class NewGame(OptionsBase):
     """A new game's options (SPEC §3); everything but the difficulty is stored in its rules."""
 
     # JSON has real numbers and booleans: "5" or false where an integer belongs is refused
@@ -51,20 +43,6 @@ class GameOptions(BaseModel):
     model_config = ConfigDict(strict=True)
 
     difficulty: Difficulty = "medium"
-    players: Whole = Field(4, ge=3, le=6)
-    target_score: Whole = Field(100, ge=1, le=10_000)
-    max_rounds: Whole | None = Field(None, ge=1, le=1000, description="null: unlimited")
-    passing: bool = True
-    omnibus: bool = False
-    spot_hearts: bool = False
-    queen_breaks_hearts: bool = False
-    no_breaking: bool = False
-    points_on_first_trick: bool = False
-    shooters_choice: bool = False
-    cancellation: bool = False
-    last_hand_breaks_ties: bool = Field(False, description=(
-        "a tie for the lowest total at the end goes to the tied player with the lower score in the last "
-        "hand; false (the standard game), or when that is tied too: one more hand"))
     seed: Whole | None = Field(None, ge=-(2**63), lt=2**63, description=(
         "deal from this seed (a reproducible deal): the game is then a practice game, which never "
         "counts toward records, since whoever knows the seed can see every hand"))
@@ -72,8 +50,12 @@ class GameOptions(BaseModel):
         'the id of the game this one replaces (your current game, or "" for none); if your current game '
         "is another one by then (a repeated request), nothing is dealt and the answer is 409"))
 
-    def rules(self) -> Rules:
-        return Rules(**self.model_dump(exclude={"difficulty", "seed", "replaces"}))
+
+if TYPE_CHECKING:
+    GameOptions = NewGame
+else:
+    # and a field per option of the rules (engine/rules.py), bounds and help included
+    GameOptions = options_model(NewGame, name="GameOptions")
 
 
 class Versioned(BaseModel):

@@ -7,7 +7,7 @@ to the page it came from.  Errors re-render the table as it really is, with the 
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Form, Request
 from fastapi.concurrency import run_in_threadpool
@@ -20,9 +20,10 @@ from sqlmodel import Session
 from engine import Game, PlayerView, Rules, RulesError
 from engine.errors import HeartsError
 
-from .. import i18n, presenter, security, services
+from .. import i18n, options, presenter, security, services
 from ..deps import CurrentPlayer, SessionDep
 from ..models import DIFFICULTIES, GameRecord, Player
+from ..options import OptionsBase, options_model
 from ..services import PERSON, GameNotFoundError, Outcome, StaleStateError
 from .api import error_status
 
@@ -52,8 +53,8 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
         "pauses": PAUSES_MS, "deferred": None, "rules_now": None, "t": None, "version": 0,
         "sheet": None, "tricks": [], "standard": Rules(), "level_name": presenter.difficulty_name,
         # the new-game dialog offers the options of the player's latest game again
-        "choices": presenter.option_choices(game.rules if game is not None else Rules(),
-                                            rec.difficulty if rec is not None else player.difficulty),
+        "choices": options.option_choices(game.rules if game is not None else Rules(),
+                                          rec.difficulty if rec is not None else player.difficulty),
         "celebrate": False,
     }
     if rec is None or game is None:
@@ -134,41 +135,42 @@ EmbedForm = Annotated[bool, Form()]
 VersionForm = Annotated[int, Form()]
 
 
+class NewGameBase(OptionsBase):
+    difficulty: str = ""
+    """Empty: the standard game at the player's level."""
+    same: bool = False
+    """The rules and level of the game on the table (its "New game" button)."""
+    replaces: str | None = None
+    """The table's game ("none": the empty table; an empty form field would read as absent)."""
+    embed: bool = False
+
+
+if TYPE_CHECKING:
+    NewGameForm = NewGameBase
+else:
+    NewGameForm = options_model(NewGameBase, form=True, name="NewGameForm")
+
+
 @router.post("/game/new")
 def new_game(request: Request, session: SessionDep, player: CurrentPlayer,
-             difficulty: Annotated[str, Form()] = "", same: Annotated[bool, Form()] = False,
-             players: Annotated[int, Form()] = 4, target_score: Annotated[int, Form()] = 100,
-             max_rounds: Annotated[str, Form()] = "", passing: Annotated[bool, Form()] = False,
-             omnibus: Annotated[bool, Form()] = False, spot_hearts: Annotated[bool, Form()] = False,
-             queen_breaks_hearts: Annotated[bool, Form()] = False, no_breaking: Annotated[bool, Form()] = False,
-             points_on_first_trick: Annotated[bool, Form()] = False,
-             shooters_choice: Annotated[bool, Form()] = False, cancellation: Annotated[bool, Form()] = False,
-             last_hand_breaks_ties: Annotated[bool, Form()] = False,
-             replaces: Annotated[str | None, Form()] = None, embed: EmbedForm = False) -> Response:
+             form: Annotated[NewGameForm, Form()]) -> Response:
     """Deal a new game: with the options form, or ``same`` rules as the game on the table."""
     try:
-        current = services.current_game(session, player) if same else None
+        current = services.current_game(session, player) if form.same else None
         if current is not None:
             rules = services.load_game(current).rules
-            level = difficulty or current.difficulty
-        elif same or not difficulty:
-            rules, level = Rules(), difficulty or player.difficulty
+            level = form.difficulty or current.difficulty
+        elif form.same or not form.difficulty:
+            rules, level = Rules(), form.difficulty or player.difficulty
         else:
-            rounds = int(max_rounds) if max_rounds.strip() else None
-            rules = Rules(players=players, target_score=target_score, max_rounds=rounds, passing=passing,
-                          omnibus=omnibus, spot_hearts=spot_hearts, queen_breaks_hearts=queen_breaks_hearts,
-                          no_breaking=no_breaking, points_on_first_trick=points_on_first_trick,
-                          shooters_choice=shooters_choice, cancellation=cancellation,
-                          last_hand_breaks_ties=last_hand_breaks_ties)
-            level = difficulty
+            rules, level = form.rules(), form.difficulty
         # the table's own "Deal"/"New game" buttons name the game they replace: a double
         # click deals once (the second click gets 409 and the new table)
-        # ("none": the empty table; an empty form field would read as absent)
         outcome = services.start_game(session, player, rules, level,
-                                      replaces="" if replaces == "none" else replaces)
+                                      replaces="" if form.replaces == "none" else form.replaces)
     except ActionError as exc:
-        return _failed(request, session, player, exc, embed)
-    return _respond(request, session, player, outcome, embed, dealt=True)
+        return _failed(request, session, player, exc, form.embed)
+    return _respond(request, session, player, outcome, form.embed, dealt=True)
 
 
 @router.post("/game/pass")
