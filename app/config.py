@@ -77,8 +77,9 @@ class Settings:
 
     @property
     def pool_size(self) -> int:
-        # one connection per admitted request, and as many again for the few paths that
-        # open a second session (the current game shown with a 409, an invalid form)
+        # one connection per admitted request: a request has one session, which the
+        # refusal handlers use too (app.deps.get_session); the engine allows as many
+        # again at peaks (app.db.make_engine)
         return self.max_active_requests
 
     @classmethod

@@ -30,9 +30,11 @@ from engine.moves import MoonMove, Move, NextRound, PassMove, PlayMove, parse_mo
 from engine.referee import computer_turns
 
 from . import limits
+from .config import Settings
 from .db import writing
+from .errors import BadChoiceError, GameClosedError, GameNotFoundError, StaleGameError, StaleStateError
 from .models import DIFFICULTIES, GameRecord, Player, Record, utcnow
-from .thinking import POOLED
+from .thinking import POOLED, Thinker
 
 log = logging.getLogger(__name__)
 
@@ -41,28 +43,19 @@ PERSON = 0
 PEOPLE = frozenset({PERSON})
 
 
-class GameNotFoundError(LookupError):
-    """No such game for this player (another player's game is not found either)."""
+@dataclass(frozen=True)
+class Context:
+    """What an action runs with besides the database: the client and settings its rate
+    limits count against (None: no limits), and the worker pool for Hard's searches
+    (None: think here).  Requests get theirs from :func:`app.deps.get_context`."""
+
+    client: str | None = None
+    settings: Settings | None = None
+    thinker: Thinker | None = None
 
 
-class StaleStateError(Exception):
-    """The action was made against an older version of the game (a repeated or late click)."""
-
-    def __init__(self, expected: int, got: int) -> None:
-        super().__init__(f"the game has moved on (it is at move {expected}, the request was made at move {got}); "
-                         "reload the game and try again")
-        self.expected = expected
-        self.got = got
-
-
-class GameClosedError(StaleStateError):
-    """The game is finished or was abandoned: it is kept as it is and takes no more moves."""
-
-    def __init__(self, status: str) -> None:
-        Exception.__init__(self, "this game is over; start a new one" if status == "finished"
-                           else "this game was abandoned when a new one was dealt; it takes no more moves")
-        self.status = status
-        self.expected = self.got = -1
+HERE = Context()
+"""No limits, no pool: tests and tools."""
 
 
 @dataclass(frozen=True)
@@ -114,7 +107,7 @@ def _insert_ignore(session: Session) -> Any:
     return sqlite.insert(Player).on_conflict_do_nothing()
 
 
-def ensure_player(session: Session, player: Player) -> Player:
+def ensure_player(session: Session, player: Player, ctx: Context = HERE) -> Player:
     """The stored row of ``player``, written now if this is the first thing worth keeping
     that the player does (a game, a preference): a visitor who only looks costs nothing.
 
@@ -122,10 +115,8 @@ def ensure_player(session: Session, player: Player) -> Player:
     same new player (two tabs) both end up with the one row: the insert ignores a conflict."""
     if is_stored(player):
         return player
-    settings = session.info.get("settings")
-    client = session.info.get("client")
-    if settings is not None and client is not None:
-        limits.take(session, "player", client, settings.players_per_hour / 3600, settings.players_burst)
+    if ctx.settings is not None and ctx.client is not None:
+        limits.take(session, "player", ctx.client, ctx.settings.players_per_hour / 3600, ctx.settings.players_burst)
     values = {"id": player.id, "created_at": utcnow(), "fast_play": player.fast_play, "difficulty": player.difficulty}
     with writing(session):
         session.exec(_insert_ignore(session).values(**values))  # type: ignore[call-overload]
@@ -136,10 +127,10 @@ def ensure_player(session: Session, player: Player) -> Player:
 
 
 def set_preferences(session: Session, player: Player, *, fast_play: bool | None = None,
-                    difficulty: str | None = None) -> Player:
+                    difficulty: str | None = None, ctx: Context = HERE) -> Player:
     if difficulty is not None and difficulty not in DIFFICULTIES:
-        raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
-    stored = ensure_player(session, player)
+        raise BadChoiceError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
+    stored = ensure_player(session, player, ctx)
     for target in {id(player): player, id(stored): stored}.values():
         if fast_play is not None:
             target.fast_play = fast_play
@@ -263,17 +254,9 @@ def find_game(session: Session, player: Player, game_id: str | None) -> GameReco
     return rec
 
 
-class StaleGameError(StaleStateError):
-    """A new game was asked for from a table that is no longer the player's current one
-    (a double click on "New game", or another tab has dealt since)."""
-
-    def __init__(self) -> None:
-        Exception.__init__(self, "a new game has already been dealt; here it is")
-        self.expected = self.got = -1
-
-
 def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
-               seed: int | str | None = None, replaces: str | None = None, practice: bool | None = None) -> Outcome:
+               seed: int | str | None = None, replaces: str | None = None, practice: bool | None = None,
+               ctx: Context = HERE) -> Outcome:
     """Abandon the player's game in progress, deal a new one and let the computer players act.
 
     Only the server deals games that count toward records.  A game dealt from a ``seed``
@@ -285,17 +268,15 @@ def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
     if the player's current game is another one by the time the deal is stored, nothing is
     stored and :class:`StaleGameError` is raised, so a repeated "New game" deals once."""
     if difficulty not in DIFFICULTIES:
-        raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
+        raise BadChoiceError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
     game = Game(rules, seed=seed)
-    player = ensure_player(session, player)
-    settings = session.info.get("settings")
-    client = session.info.get("client")
-    if settings is not None and client is not None:
-        limits.take(session, "game", client, settings.games_per_minute / 60, settings.games_burst)
+    player = ensure_player(session, player, ctx)
+    if ctx.settings is not None and ctx.client is not None:
+        limits.take(session, "game", ctx.client, ctx.settings.games_per_minute / 60, ctx.settings.games_burst)
     _end_transaction(session)
     # the computer players' passes are computed before the transaction that stores them,
     # so a slow search never holds the database's write lock
-    steps = _bots(session, game, difficulty)
+    steps = _bots(ctx.thinker, game, difficulty)
     rec = GameRecord(id=new_id(), player_id=player.id, difficulty=difficulty, record=dumps(game),
                      version=game.move_count, practice=seed is not None if practice is None else practice)
     with writing(session):
@@ -332,7 +313,7 @@ def _claim_table(session: Session, player: Player, replaces: str) -> None:
 
 
 def _act(session: Session, player: Player, game_id: str | None, version: int,
-         move: Callable[[Game], Move]) -> Outcome:
+         move: Callable[[Game], Move], ctx: Context) -> Outcome:
     rec = find_game(session, player, game_id)
     if rec.status != "active":
         raise GameClosedError(rec.status)
@@ -345,7 +326,7 @@ def _act(session: Session, player: Player, game_id: str | None, version: int,
     # no transaction stays open while the computer players think; _store applies the
     # result only if the game is still at the version read above
     _end_transaction(session)
-    steps += _bots(session, game, rec.difficulty)
+    steps += _bots(ctx.thinker, game, rec.difficulty)
     return _store(session, rec, game, steps)
 
 
@@ -401,36 +382,38 @@ def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step]) -> 
 
 
 def pass_cards(session: Session, player: Player, game_id: str | None, version: int,
-               cards: list[str] | str) -> Outcome:
+               cards: list[str] | str, ctx: Context = HERE) -> Outcome:
     try:
         chosen = CardSet(cards)
     except ValueError as exc:
         raise IllegalMoveError(f"pass exactly 3 cards you hold ({exc})", "pass_cards") from None
-    return _act(session, player, game_id, version, lambda g: PassMove(PERSON, chosen))
+    return _act(session, player, game_id, version, lambda g: PassMove(PERSON, chosen), ctx)
 
 
-def play_card(session: Session, player: Player, game_id: str | None, version: int, card: str) -> Outcome:
+def play_card(session: Session, player: Player, game_id: str | None, version: int, card: str,
+              ctx: Context = HERE) -> Outcome:
     try:
         chosen = Card(card)
     except ValueError as exc:
         raise IllegalMoveError(str(exc), "not_a_card") from None
-    return _act(session, player, game_id, version, lambda g: PlayMove(PERSON, chosen))
+    return _act(session, player, game_id, version, lambda g: PlayMove(PERSON, chosen), ctx)
 
 
-def choose_moon(session: Session, player: Player, game_id: str | None, version: int, subtract: bool) -> Outcome:
-    return _act(session, player, game_id, version, lambda g: MoonMove(PERSON, subtract))
+def choose_moon(session: Session, player: Player, game_id: str | None, version: int, subtract: bool,
+                ctx: Context = HERE) -> Outcome:
+    return _act(session, player, game_id, version, lambda g: MoonMove(PERSON, subtract), ctx)
 
 
-def next_round(session: Session, player: Player, game_id: str | None, version: int) -> Outcome:
-    return _act(session, player, game_id, version, lambda g: NextRound())
+def next_round(session: Session, player: Player, game_id: str | None, version: int,
+               ctx: Context = HERE) -> Outcome:
+    return _act(session, player, game_id, version, lambda g: NextRound(), ctx)
 
 
 # ---- computer players -------------------------------------------------------------------
 
-def _bots(session: Session, game: Game, difficulty: str) -> list[Step]:
+def _bots(thinker: Thinker | None, game: Game, difficulty: str) -> list[Step]:
     """The computer players' turns: Hard's in the app's worker pool when there is one
     (:mod:`app.thinking`), else here."""
-    thinker = session.info.get("thinker")
     if thinker is None or not thinker.workers or difficulty not in POOLED:
         return run_bots(game, difficulty)
     codes = thinker.moves(dumps(game), difficulty)

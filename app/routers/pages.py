@@ -10,28 +10,24 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Form, Request
-from fastapi.concurrency import run_in_threadpool
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2_fragments import render_block
 from markupsafe import Markup
 from sqlmodel import Session
 
-from engine import Game, PlayerView, Rules, RulesError
-from engine.errors import HeartsError
+from engine import Game, PlayerView, Rules
 
 from .. import i18n, options, presenter, security, services
-from ..deps import CurrentPlayer, SessionDep
+from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
+from ..errors import BadChoiceError
 from ..models import DIFFICULTIES, GameRecord, Player
 from ..options import OptionsBase, options_model
-from ..services import PERSON, GameNotFoundError, Outcome, StaleStateError
-from .api import error_status
+from ..services import PERSON, Outcome
 
 router = APIRouter(include_in_schema=False)
 
 TEMPLATE = "game.html"
 PANELS = ("sheet", "tricks", "records", "current_rules")
-ActionError = (GameNotFoundError, StaleStateError, HeartsError, RulesError, ValueError)
 PAUSES_MS = {"normal": {"play": 750, "trick": 1600, "": 0}, "fast": {"play": 220, "trick": 650, "": 0}}
 
 
@@ -101,16 +97,6 @@ def _respond(request: Request, session: Session, player: Player, outcome: Outcom
     return _back(embed)
 
 
-def _failed(request: Request, session: Session, player: Player, exc: Exception, embed: bool) -> Response:
-    session.rollback()
-    code, _ = error_status(exc)
-    message = presenter.error_text(exc)
-    ctx = page_context(session, player, embed=embed, error=message)
-    if _is_htmx(request):
-        return _render_fragment(request, ctx, status_code=code)
-    return _render_page(request, ctx, status_code=code)
-
-
 # ---- pages --------------------------------------------------------------------------------
 
 @router.get("/", response_class=HTMLResponse)
@@ -152,107 +138,77 @@ else:
 
 
 @router.post("/game/new")
-def new_game(request: Request, session: SessionDep, player: CurrentPlayer,
+def new_game(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
              form: Annotated[NewGameForm, Form()]) -> Response:
     """Deal a new game: with the options form, or ``same`` rules as the game on the table."""
-    try:
-        current = services.current_game(session, player) if form.same else None
-        if current is not None:
-            rules = services.load_game(current).rules
-            level = form.difficulty or current.difficulty
-        elif form.same or not form.difficulty:
-            rules, level = Rules(), form.difficulty or player.difficulty
-        else:
-            rules, level = form.rules(), form.difficulty
-        # the table's own "Deal"/"New game" buttons name the game they replace: a double
-        # click deals once (the second click gets 409 and the new table)
-        outcome = services.start_game(session, player, rules, level,
-                                      replaces="" if form.replaces == "none" else form.replaces)
-    except ActionError as exc:
-        return _failed(request, session, player, exc, form.embed)
+    current = services.current_game(session, player) if form.same else None
+    if current is not None:
+        rules = services.load_game(current).rules
+        level = form.difficulty or current.difficulty
+    elif form.same or not form.difficulty:
+        rules, level = Rules(), form.difficulty or player.difficulty
+    else:
+        rules, level = form.rules(), form.difficulty
+    # the table's own "Deal"/"New game" buttons name the game they replace: a double
+    # click deals once (the second click gets 409 and the new table)
+    outcome = services.start_game(session, player, rules, level, ctx=ctx,
+                                  replaces="" if form.replaces == "none" else form.replaces)
     return _respond(request, session, player, outcome, form.embed, dealt=True)
 
 
 @router.post("/game/pass")
-def pass_cards(request: Request, session: SessionDep, player: CurrentPlayer, version: VersionForm,
+def pass_cards(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep, version: VersionForm,
                cards: Annotated[list[str], Form()], embed: EmbedForm = False) -> Response:
-    try:
-        outcome = services.pass_cards(session, player, None, version, cards)
-    except ActionError as exc:
-        return _failed(request, session, player, exc, embed)
+    outcome = services.pass_cards(session, player, None, version, cards, ctx)
     return _respond(request, session, player, outcome, embed)
 
 
 @router.post("/game/play")
-def play_card(request: Request, session: SessionDep, player: CurrentPlayer, version: VersionForm,
+def play_card(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep, version: VersionForm,
               card: Annotated[str, Form()], embed: EmbedForm = False) -> Response:
-    try:
-        outcome = services.play_card(session, player, None, version, card)
-    except ActionError as exc:
-        return _failed(request, session, player, exc, embed)
+    outcome = services.play_card(session, player, None, version, card, ctx)
     return _respond(request, session, player, outcome, embed)
 
 
 @router.post("/game/moon")
-def choose_moon(request: Request, session: SessionDep, player: CurrentPlayer, version: VersionForm,
+def choose_moon(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep, version: VersionForm,
                 choice: Annotated[str, Form()], embed: EmbedForm = False) -> Response:
-    try:
-        if choice not in ("add", "subtract"):
-            raise ValueError("the moon choice is add or subtract")
-        outcome = services.choose_moon(session, player, None, version, choice == "subtract")
-    except ActionError as exc:
-        return _failed(request, session, player, exc, embed)
+    if choice not in ("add", "subtract"):
+        raise BadChoiceError("the moon choice is add or subtract")
+    outcome = services.choose_moon(session, player, None, version, choice == "subtract", ctx)
     return _respond(request, session, player, outcome, embed)
 
 
 @router.post("/game/next")
-def next_round(request: Request, session: SessionDep, player: CurrentPlayer, version: VersionForm,
+def next_round(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep, version: VersionForm,
                embed: EmbedForm = False) -> Response:
-    try:
-        outcome = services.next_round(session, player, None, version)
-    except ActionError as exc:
-        return _failed(request, session, player, exc, embed)
+    outcome = services.next_round(session, player, None, version, ctx)
     return _respond(request, session, player, outcome, embed)
 
 
 @router.post("/prefs")
-def preferences(request: Request, session: SessionDep, player: CurrentPlayer,
+def preferences(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
                 fast_play: Annotated[bool, Form()] = False, embed: EmbedForm = False) -> Response:
     """Fast play can be switched at any time, even during playback."""
-    services.set_preferences(session, player, fast_play=fast_play)
+    services.set_preferences(session, player, fast_play=fast_play, ctx=ctx)
     if _is_htmx(request):
         return Response(status_code=204)
     return _back(embed)
 
 
-# ---- malformed requests: a clear 422 in the form the client reads -------------------------------
+# ---- refusals: the table as it is now, with the reason (app.errors calls this) -----------------
 
-def _validation_message(exc: RequestValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:3]:
-        where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path"))
-        parts.append(f"{where}: {err.get('msg', 'invalid')}" if where else str(err.get("msg", "invalid")))
-    return "Invalid request (" + "; ".join(parts) + ")"
-
-
-async def invalid_request(request: Request, exc: Exception) -> Response:
-    """FastAPI's validation errors, in the API's ``{"error", "detail"}`` shape, and for the
-    pages as the table with the message (what a forged or garbled form post gets)."""
-    assert isinstance(exc, RequestValidationError)
-    message = _validation_message(exc)
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": "invalid_request", "detail": message}, status_code=422)
-    return await run_in_threadpool(refused_page, request, message, 422)
-
-
-def refused_page(request: Request, message: str, status: int) -> Response:
-    """The page's answer to a refused request: the table as it is now with ``message``
-    (an HTMX request gets the table fragment, which it swaps like any 4xx)."""
+def refused(request: Request, reason: Exception | str, status: int) -> Response:
+    """The page's answer to a refused request: the table as it really is with the message
+    (an HTMX request gets the table fragment, which it swaps like any 4xx), drawn with the
+    request's own session after rolling back what the refused action left."""
     embed = "/embed" in request.headers.get("HX-Current-URL", request.url.path)
-    with Session(request.app.state.db_engine, expire_on_commit=False) as session:
-        pid = security.player_id_of(request)
-        player = services.get_player(session, pid) or Player(id=pid or services.new_id())
-        ctx = page_context(session, player, embed=embed, error=message)
-        if request.headers.get("HX-Request") == "true":
-            return _render_fragment(request, ctx, status_code=status)
-        return _render_page(request, ctx, status_code=status)
+    session = get_session(request)
+    session.rollback()
+    pid = security.player_id_of(request)
+    player = services.get_player(session, pid) or Player(id=pid or services.new_id())
+    message = reason if isinstance(reason, str) else presenter.error_text(reason)
+    ctx = page_context(session, player, embed=embed, error=message)
+    if _is_htmx(request):
+        return _render_fragment(request, ctx, status_code=status)
+    return _render_page(request, ctx, status_code=status)

@@ -13,6 +13,7 @@ from sqlmodel import Session
 from app import services
 from app.models import GameRecord, Player
 from app.services import GAMES, PERSON, StaleStateError
+from app.thinking import Thinker
 from engine import Game, PlayerView, Rules, dumps, loads
 from engine.moves import NextRound
 from engine.rules import PRESETS
@@ -99,7 +100,7 @@ def test_a_failed_action_leaves_the_cached_game_unchanged(session: Session,
     before = state(services.load_game(rec))
     card = first_legal(PlayerView.of(services.load_game(rec), PERSON))
 
-    def broken(session: Session, game: Game, difficulty: str) -> list[services.Step]:
+    def broken(thinker: Thinker | None, game: Game, difficulty: str) -> list[services.Step]:
         raise RuntimeError("the computer players failed after the person's card was applied")
 
     with monkeypatch.context() as m:
@@ -117,16 +118,15 @@ def test_a_failed_action_leaves_the_cached_game_unchanged(session: Session,
                             version=rec.version)
     overtakers = [1]
 
-    def overtaken(session: Session, game: Game, difficulty: str) -> list[services.Step]:
+    def overtaken(thinker: Thinker | None, game: Game, difficulty: str) -> list[services.Step]:
         if not overtakers:  # the other request's own computer players
-            return real_bots(session, game, difficulty)
+            return real_bots(thinker, game, difficulty)
         overtakers.pop()
         with Session(session.get_bind(), expire_on_commit=False) as other:
-            other.info.update(session.info)
             mine = other.get(Player, p.id)
             assert mine is not None
             services.play_card(other, mine, None, version, card)
-        return real_bots(session, game, difficulty)
+        return real_bots(thinker, game, difficulty)
 
     with monkeypatch.context() as m:
         m.setattr(services, "_bots", overtaken)

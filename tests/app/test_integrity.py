@@ -225,9 +225,9 @@ class _SaturatedPool(Thinker):
 
 
 def test_when_the_pool_does_not_answer_in_time_the_game_still_moves(session: Session) -> None:
-    session.info["thinker"] = _SaturatedPool(workers=1)
     player = services.create_player(session)
-    out = services.start_game(session, player, Rules(), "hard", seed=4)
+    out = services.start_game(session, player, Rules(), "hard", seed=4,
+                              ctx=services.Context(thinker=_SaturatedPool(workers=1)))
     game = loads(out.record.record)
     assert len(game.moves) == 3 and all(m.seat != services.PERSON for m in game.moves)  # type: ignore[union-attr]
 
