@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import random
 
-from ..cards import iter_cards
+from ..cards import add_to, iter_cards
 from ..view import PlayerView
-from .sim import add_to
 
 
 class DealSampler:
