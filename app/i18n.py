@@ -289,7 +289,7 @@ def install(env: Any) -> None:
     env.add_extension("jinja2.ext.i18n")
     env.policies["ext.i18n.trimmed"] = True
     # newstyle: Jinja fills in the placeholders itself and escapes the values
-    env.install_gettext_callables(_raw_gettext, _raw_ngettext, newstyle=True)  # type: ignore[attr-defined]
+    env.install_gettext_callables(_raw_gettext, _raw_ngettext, newstyle=True)
     env.globals.update(language=current, languages=LANGUAGES, url=url, js_strings=js_strings)
     env.filters.update(num=number_html, signed=signed_html)
 

@@ -119,7 +119,7 @@ def ensure_player(session: Session, player: Player, ctx: Context = HERE) -> Play
         limits.take(session, "player", ctx.client, ctx.settings.players_per_hour / 3600, ctx.settings.players_burst)
     values = {"id": player.id, "created_at": utcnow(), "fast_play": player.fast_play, "difficulty": player.difficulty}
     with writing(session):
-        session.exec(_insert_ignore(session).values(**values))  # type: ignore[call-overload]
+        session.exec(_insert_ignore(session).values(**values))
         session.commit()
     stored = session.get(Player, player.id)
     assert stored is not None
@@ -282,7 +282,7 @@ def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
     with writing(session):
         if replaces is not None:
             _claim_table(session, player, replaces)
-        session.exec(update(GameRecord)  # type: ignore[call-overload]
+        session.exec(update(GameRecord)
                      .where(col(GameRecord.player_id) == player.id, col(GameRecord.status) == "active")
                      .values(status="abandoned", updated_at=utcnow()))
         player.difficulty = difficulty
@@ -305,7 +305,7 @@ def _claim_table(session: Session, player: Player, replaces: str) -> None:
         still = latest.scalar_subquery() == replaces
     else:
         still = ~exists().where(*live)
-    result = session.exec(update(Player).where(col(Player.id) == player.id, still)  # type: ignore[call-overload]
+    result = session.exec(update(Player).where(col(Player.id) == player.id, still)
                           .values(difficulty=player.difficulty))
     if result.rowcount != 1:
         session.rollback()

@@ -55,7 +55,7 @@ class IsmctsPlayer:
     def decide(self, view: PlayerView, rng: random.Random) -> Move:
         if view.phase is not Phase.PLAY:
             return self.medium.decide(view, rng)
-        import pyspiel  # type: ignore[import-not-found]
+        import pyspiel
 
         game = self.game
         seat = view.seat

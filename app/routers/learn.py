@@ -39,7 +39,7 @@ def _context(request: Request, session: SessionDep, player: CurrentPlayer,
 @router.get("/learn", response_class=HTMLResponse)
 def learn(request: Request, session: SessionDep, player: CurrentPlayer) -> Response:
     ctx = _context(request, session, player, lessons.all_screens())
-    return request.app.state.templates.TemplateResponse(request, TEMPLATE, ctx)  # type: ignore[no-any-return]
+    return request.app.state.templates.TemplateResponse(request, TEMPLATE, ctx)
 
 
 @router.get("/learn/{slug}", response_class=HTMLResponse)
@@ -58,5 +58,5 @@ def attempt(request: Request, slug: str, session: SessionDep, player: CurrentPla
         return HTMLResponse(render_block(env, TEMPLATE, "lesson", {"s": screen}), status_code=status)
     screens = [screen if s.slug == slug else s for s in lessons.all_screens()]
     ctx = _context(request, session, player, screens)
-    return request.app.state.templates.TemplateResponse(request, TEMPLATE, ctx,  # type: ignore[no-any-return]
+    return request.app.state.templates.TemplateResponse(request, TEMPLATE, ctx,
                                                         status_code=status)

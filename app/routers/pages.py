@@ -83,7 +83,7 @@ def _render_page(request: Request, ctx: dict[str, Any], status_code: int = 200) 
     templates = request.app.state.templates
     ctx["base_url"] = str(request.base_url).rstrip("/")
     name = "embed.html" if ctx["embed"] else TEMPLATE
-    return templates.TemplateResponse(request, name, ctx, status_code=status_code)  # type: ignore[no-any-return]
+    return templates.TemplateResponse(request, name, ctx, status_code=status_code)
 
 
 def _back(embed: bool) -> RedirectResponse:
