@@ -75,7 +75,7 @@ pot:
 # the compiled .mo files the app reads (built from the committed .po files, not committed)
 catalogues: $(MO)
 
-%.mo: %.po
+%.mo: %.po | $(STAMP)
 	$(PYBABEL) compile --statistics -i $< -o $@
 
 # engine speed, then a bounded load test of the web app on loopback (docs/benchmarks.md)
