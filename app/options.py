@@ -73,13 +73,7 @@ def options_model(base: type[Model], rules: type[Rules] = Rules, *, form: bool =
 
 def rules_lines(rules: Rules) -> list[str]:
     """The rules line in the current language (``Rules.describe`` says it in English)."""
-    out = []
-    for o in rule_options(type(rules)):
-        said = o.summary(getattr(rules, o.name))
-        if said is not None:
-            text, num = said
-            out.append(ngettext(text[0], text[1], num or 0) if isinstance(text, tuple) else gettext(text))
-    return out
+    return rules.describe(gettext, ngettext)
 
 
 def option_choices(rules: Rules, difficulty: str) -> dict[str, Any]:

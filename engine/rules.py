@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import Enum
 from functools import cached_property
@@ -292,16 +293,23 @@ class Rules:
     def replace(self, **changes: Any) -> Rules:
         return dataclasses.replace(self, **changes)
 
-    def describe(self) -> list[str]:
-        """Short English descriptions of the game: its numbers and what differs from the standard."""
+    def describe(self, say: Callable[[str], str] = str,
+                 say_n: Callable[[str, str, int], str] | None = None) -> list[str]:
+        """Short descriptions of the game: its numbers and what differs from the standard.
+        In English, or through ``say`` and ``say_n`` (gettext and ngettext, which fills in
+        ``%(num)s``): the app's rules line in the player's language."""
         out = []
         for o in rule_options(type(self)):
             said = o.summary(getattr(self, o.name))
-            if said is not None:
-                text, num = said
-                if isinstance(text, tuple):
-                    text = text[num != 1] % {"num": num}
-                out.append(text)
+            if said is None:
+                continue
+            text, num = said
+            if isinstance(text, str):
+                out.append(say(text))
+            elif say_n is not None:
+                out.append(say_n(text[0], text[1], num or 0))
+            else:
+                out.append(text[num != 1] % {"num": num})
         return out
 
 
