@@ -75,9 +75,10 @@ class Option:
     for a number, singular and plural with ``%(num)s`` (translated by the app)."""
     values: tuple[int, ...] = ()
     """A number's only values (a choice)."""
-    low: int = 1
-    high: int = 1
-    """A number's bounds (both included) when it has no ``values``."""
+    low: int = 0
+    high: int = -1
+    """A number's bounds (both included) when it has no ``values``; a number needs one or
+    the other (:func:`rule_options` says so when the class is first used)."""
     suggested: tuple[int, ...] = ()
     """Values the form offers beside a free number."""
     empty: str = ""
@@ -155,6 +156,10 @@ def rule_options(cls: type[Rules] | None = None) -> tuple[RuleOption, ...]:
         hint = hints[f.name]
         args = [a for a in get_args(hint) if a is not type(None)]
         kind = args[0] if args else hint
+        if kind not in (bool, int):
+            raise TypeError(f"{cls.__name__}.{f.name}: an option is a bool or an int, not {hint}")
+        if kind is int and not about.values and about.low > about.high:
+            raise TypeError(f"{cls.__name__}.{f.name}: a number option needs its values or its low and high")
         out.append(RuleOption(f.name, kind, f.default, len(args) < len(get_args(hint)), about))
     _OPTIONS[cls] = tuple(out)
     return _OPTIONS[cls]

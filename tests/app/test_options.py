@@ -36,6 +36,21 @@ def test_a_new_flag_is_checked_and_described_by_the_engine() -> None:
         MoonRules(moon_limit=10)
 
 
+def test_a_number_without_bounds_or_a_text_option_is_refused_when_first_used() -> None:
+    @dataclass(frozen=True)
+    class Unbounded(Rules):
+        jokers: int = option(0, Option("Jokers", "How many jokers.", ("%(num)s joker", "%(num)s jokers")))
+
+    @dataclass(frozen=True)
+    class Texty(Rules):
+        deck: str = option("french", Option("Deck", "Which deck.", "deck"))
+
+    with pytest.raises(TypeError, match="jokers: a number option needs its values or its low and high"):
+        rule_options(Unbounded)
+    with pytest.raises(TypeError, match="deck: an option is a bool or an int"):
+        rule_options(Texty)
+
+
 def test_a_new_flag_is_in_the_form(app: FastAPI) -> None:
     macro = app.state.templates.env.get_template("options.html").module.rule_fields
     html = str(macro(option_choices(MoonRules(moon_bonus=True), "easy")))
