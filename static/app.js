@@ -113,7 +113,13 @@
   }
 
   function plateOf(felt, seat) {
-    return seat === 0 ? felt.querySelector(".seat.me .plate") : felt.querySelector(`.seat[data-seat="${seat}"] .plate`);
+    return felt.querySelector(`.seat[data-seat="${seat}"] .plate`);
+  }
+
+  // the seat of the person looking at this table (any seat can be theirs)
+  function mySeat(felt) {
+    const me = felt.querySelector(".seat.me");
+    return me ? Number(me.dataset.seat) : -1;
   }
 
   function trickKeys(felt) {
@@ -131,7 +137,7 @@
       if (before.includes(card.dataset.seat + ":" + card.dataset.card)) return;
       const seat = Number(card.dataset.seat);
       const plate = plateOf(felt, seat);
-      const from = seat === 0 && played && played.card === card.dataset.card ? played.point : plate && middle(plate);
+      const from = seat === mySeat(felt) && played && played.card === card.dataset.card ? played.point : plate && middle(plate);
       if (!from) return;
       const to = middle(card);
       const end = transformOf(card);

@@ -15,13 +15,13 @@ from fastapi.responses import JSONResponse
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
 from sqlmodel import Session
 
-from engine import Card, CardSet, PlayerView, Rules, RulesError
+from engine import Card, CardSet, Rules, RulesError
 from engine import events as ev
 from engine.errors import HeartsError, IllegalMoveError, NotYourTurnError, WrongPhaseError
 
 from .. import services
 from ..deps import CurrentPlayer, SessionDep
-from ..services import PERSON, GameClosedError, GameNotFoundError, Outcome, StaleStateError
+from ..services import GameClosedError, GameNotFoundError, Outcome, StaleStateError
 
 router = APIRouter(prefix="/api/v1", tags=["game"])
 
@@ -159,7 +159,7 @@ def game_out(outcome: Outcome) -> GameOut:
     rec = outcome.record
     return GameOut(game_id=rec.id, version=rec.version, difficulty=rec.difficulty, status=rec.status,  # type: ignore[arg-type]
                    practice=rec.practice,
-                   view=PlayerView.of(outcome.game, PERSON).to_dict(),
+                   view=outcome.view.to_dict(),
                    events=[event_to_dict(e) for e in outcome.events])
 
 

@@ -23,7 +23,7 @@ from engine.errors import HeartsError
 from .. import i18n, presenter, security, services
 from ..deps import CurrentPlayer, SessionDep
 from ..models import DIFFICULTIES, GameRecord, Player
-from ..services import PERSON, GameNotFoundError, Outcome, StaleStateError
+from ..services import GameNotFoundError, Outcome, StaleStateError
 from .api import error_status
 
 router = APIRouter(include_in_schema=False)
@@ -50,7 +50,8 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
         "player": player, "embed": embed, "error": error, "difficulties": DIFFICULTIES,
         "records": services.records(session, player), "game": rec, "frames": [], "say": "",
         "pauses": PAUSES_MS, "deferred": None, "rules_now": None, "t": None, "version": 0,
-        "sheet": None, "tricks": [], "standard": Rules(), "level_name": presenter.difficulty_name,
+        "sheet": presenter.score_sheet(None), "tricks": [], "standard": Rules(),
+        "level_name": presenter.difficulty_name,
         # the new-game dialog offers the options of the player's latest game again
         "choices": presenter.option_choices(game.rules if game is not None else Rules(),
                                             rec.difficulty if rec is not None else player.difficulty),
@@ -59,16 +60,11 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
     if rec is None or game is None:
         ctx["say"] = i18n.gettext("Choose your options and deal the cards.")
         return ctx
-    view = PlayerView.of(game, PERSON)
-    names = presenter.seat_names(view.players)
-    steps = outcome.steps if outcome is not None else []
+    page = presenter.build_page(PlayerView.of(game, rec.seat), outcome.steps if outcome is not None else None,
+                                dealt=dealt)
     ctx.update(
-        t=presenter.table_context(view), version=rec.version, sheet=presenter.score_sheet(view),
-        tricks=presenter.trick_history(view), rules_now=presenter.rules_lines(game.rules), rules=game.rules,
-        frames=[{"t": presenter.table_context(f.view, shown=f.shown, frame=True, shuffling=f.shuffling),
-                 "say": f.say, "pause": f.pause}
-                for f in presenter.frames(steps, names, view, dealt=dealt)],
-        say=presenter.final_announcement(steps, view, names), celebrate=presenter.celebrating(steps),
+        t=page.table, version=rec.version, sheet=page.sheet, tricks=page.tricks, frames=page.frames,
+        say=page.say, celebrate=page.celebrate, rules_now=presenter.rules_lines(game.rules), rules=game.rules,
     )
     return ctx
 
