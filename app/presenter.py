@@ -7,7 +7,8 @@ The playback frames are built from the views the service recorded after each mov
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import lru_cache
 from typing import Any
 
 from engine import Card, Phase, PlayerView, Suit
@@ -16,6 +17,7 @@ from engine.errors import IllegalMoveError
 from engine.moves import PlayMove
 from engine.rules import PassDirection, Rules
 
+from . import i18n
 from .i18n import _, join_list, ngettext, number, pgettext
 from .i18n import current as current_language
 from .services import GameNotFoundError, StaleGameError, StaleStateError, Step
@@ -124,9 +126,16 @@ class CardFace:
 
     @classmethod
     def of(cls, card: Card) -> CardFace:
-        name = card_name(card)
-        return cls(card.code(), card.code()[:-1], card.code()[-1], name[0].upper() + name[1:],
-                   card.suit in (Suit.HEARTS, Suit.DIAMONDS), card.symbol())
+        return _face(card, i18n.translations(current_language().lang.code))
+
+
+@lru_cache(maxsize=64 * 32)
+def _face(card: Card, catalogue: object) -> CardFace:
+    """A card's face in a language (``catalogue``: its translations, which name the card),
+    made once: a table shows the same cards again and again."""
+    name = card_name(card)
+    return CardFace(card.code(), card.code()[:-1], card.code()[-1], name[0].upper() + name[1:],
+                    card.suit in (Suit.HEARTS, Suit.DIAMONDS), card.symbol())
 
 
 @dataclass(frozen=True)
@@ -654,11 +663,66 @@ def trick_history(view: PlayerView) -> list[TrickLine]:
 
 @dataclass(frozen=True)
 class PlaybackFrame:
-    """A moment of the playback as the page shows it."""
+    """A moment of the playback as the page shows it: the table at that moment, and which of
+    its parts differ from the moment shown before it (for the first moment, from the final
+    table, which the page copies to play the moments on)."""
 
     table: Table
     say: str
     pause: str
+    backs: tuple[SeatView, ...] = ()
+    """The seats whose backs of cards change."""
+    plates: tuple[SeatView, ...] = ()
+    """The seats whose plate changes (name, cards, score, whose turn)."""
+    center: bool = True
+    """The trick in the middle (cards, caption, deck, passing hint) is drawn again…"""
+    added: tuple[TrickCard, ...] = ()
+    """… or only these cards are added to the trick (``center`` is then False)."""
+    status: bool = True
+    info: bool = True
+    """The hand's number and whether hearts are broken."""
+    hand: bool = True
+    """The person's cards (always shown waiting while the playback runs)."""
+    strip: bool = True
+    felt: bool = True
+    """What the reading keys say (L, S) and the phase."""
+
+
+def _same_card(a: TrickCard, b: TrickCard) -> bool:
+    # the same card at the same place; whether it won shows from its center, not from the card
+    return (a.seat, a.face, a.x, a.y, a.order, a.say) == (b.seat, b.face, b.x, b.y, b.order, b.say)
+
+
+def _plate(s: SeatView) -> tuple[object, ...]:
+    return s.name, s.cards, s.total, s.taken, s.turn
+
+
+def _hand_shown(t: Table) -> tuple[tuple[str, bool], ...]:
+    # while the playback runs the hand waits: which cards are legal does not show
+    return tuple((h.face.code, h.received) for h in t.hand)
+
+
+def changes(before: Table, table: Table, say: str, pause: str) -> PlaybackFrame:
+    """The moment ``table`` as the parts that differ from ``before``, the table shown until then."""
+    seats = {s.seat: s for s in (*before.others, before.me)}
+    old, new = before.trick, table.trick
+    same_center = (old, before.shuffling, before.pass_hint) == (new, table.shuffling, table.pass_hint)
+    # a card played to the trick under way, or the card that ends it: only the card is sent
+    # (a finished trick's winner is marked by the center, so the cards before stay as they are)
+    grows = (not same_center and not old.done and not before.shuffling and not table.shuffling
+             and before.pass_hint == table.pass_hint and len(new.cards) > len(old.cards)
+             and all(_same_card(a, b) for a, b in zip(old.cards, new.cards, strict=False)))
+    return PlaybackFrame(
+        table, say, pause,
+        backs=tuple(s for s in table.others if min(s.cards, 6) != min(seats[s.seat].cards, 6)),
+        plates=tuple(s for s in (*table.others, table.me) if _plate(seats[s.seat]) != _plate(s)),
+        center=not same_center and not grows, added=new.cards[len(old.cards):] if grows else (),
+        status=(before.status, before.my_turn) != (table.status, table.my_turn),
+        info=(before.round_number, before.hearts_broken) != (table.round_number, table.hearts_broken),
+        hand=_hand_shown(before) != _hand_shown(table),
+        strip=before.strip != table.strip,
+        felt=(before.phase, before.last_say, before.score_say) != (table.phase, table.last_say, table.score_say),
+    )
 
 
 @dataclass(frozen=True)
@@ -669,24 +733,34 @@ class Page:
     viewer: int
     table: Table
     frames: tuple[PlaybackFrame, ...]
+    base: str
+    """The table the first moment changes: "previous" (the one the person acted on, still on
+    their screen) or "final" (a new deal: the page copies the final table)."""
     sheet: ScoreSheet
     tricks: list[TrickLine]
     say: str
     celebrate: bool
 
 
-def build_page(view: PlayerView, steps: list[Step] | None = None, dealt: bool = False) -> Page:
+def build_page(view: PlayerView, steps: list[Step] | None = None, dealt: bool = False,
+               before: PlayerView | None = None) -> Page:
     """Everything the game screen shows after ``steps`` (an action's moves; none: the table
-    as it is), for the person whose view this is."""
+    as it is), for the person whose view this is; ``before``: what they saw when they acted."""
     steps = steps or []
     names = seat_names(view.players, view.seat)
-    return Page(
-        viewer=view.seat, table=build_table(view),
-        frames=tuple(PlaybackFrame(build_table(f.view, shown=f.shown, frame=True, shuffling=f.shuffling),
-                                   f.say, f.pause)
-                     for f in frames(steps, names, view, dealt=dealt)),
-        sheet=score_sheet(view), tricks=trick_history(view), say=final_announcement(steps, view, names),
-        celebrate=celebrating(steps))
+    final = build_table(view)
+    # the page plays the moments on the table the person acted on, with the final hand (the
+    # cards they hold do not change while the computer players move)
+    shown = final if before is None else replace(build_table(before), hand=final.hand)
+    moments = []
+    for f in frames(steps, names, view, dealt=dealt):
+        table = build_table(f.view, shown=f.shown, frame=True, shuffling=f.shuffling)
+        moments.append(changes(shown, table, f.say, f.pause))
+        shown = table
+    return Page(viewer=view.seat, table=final, frames=tuple(moments), base="final" if before is None else "previous",
+                sheet=score_sheet(view),
+                tricks=trick_history(view), say=final_announcement(steps, view, names),
+                celebrate=celebrating(steps))
 
 
 def option_choices(rules: Rules, difficulty: str) -> dict[str, Any]:

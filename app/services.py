@@ -79,6 +79,9 @@ class Outcome:
     record: GameRecord
     game: Game
     steps: list[Step] = field(default_factory=list)
+    before: PlayerView | None = None
+    """What the person saw when they acted (None for a new deal): the page shows the action's
+    moments as changes to that table."""
 
     @property
     def seat(self) -> int:
@@ -352,6 +355,7 @@ def _act(session: Session, player: Player, game_id: str | None, version: int,
     if version != rec.version:
         raise StaleStateError(rec.version, version)
     game = load_game(rec)
+    before = PlayerView.of(game, rec.seat)
     m = move(rec.seat)
     events = game.apply(m)
     steps = [Step(m, tuple(events), PlayerView.of(game, rec.seat))]
@@ -359,7 +363,9 @@ def _act(session: Session, player: Player, game_id: str | None, version: int,
     # result only if the game is still at the version read above
     _end_transaction(session)
     steps += _bots(session, game, rec.difficulty, rec.seat)
-    return _store(session, rec, game, steps)
+    outcome = _store(session, rec, game, steps)
+    outcome.before = before
+    return outcome
 
 
 def _end_transaction(session: Session) -> None:

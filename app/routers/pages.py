@@ -7,6 +7,7 @@ to the page it came from.  Errors re-render the table as it really is, with the 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request
@@ -18,6 +19,7 @@ from markupsafe import Markup
 from sqlmodel import Session
 
 from engine import Game, PlayerView, Rules, RulesError
+from engine import events as ev
 from engine.errors import HeartsError
 
 from .. import i18n, presenter, security, services
@@ -61,20 +63,57 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
         ctx["say"] = i18n.gettext("Choose your options and deal the cards.")
         return ctx
     page = presenter.build_page(PlayerView.of(game, rec.seat), outcome.steps if outcome is not None else None,
-                                dealt=dealt)
+                                dealt=dealt, before=outcome.before if outcome is not None else None)
     ctx.update(
         t=page.table, version=rec.version, sheet=page.sheet, tricks=page.tricks, frames=page.frames,
+        playback_base=page.base,
         say=page.say, celebrate=page.celebrate, rules_now=presenter.rules_lines(game.rules), rules=game.rules,
     )
     return ctx
 
 
-def _render_fragment(request: Request, ctx: dict[str, Any], status_code: int = 200) -> HTMLResponse:
+@dataclass(frozen=True)
+class Deferred:
+    """A side panel's update, swapped in by the page once the playback has finished
+    (``swap`` as htmx's hx-swap: the whole panel, or lines added at its end)."""
+
+    target: str
+    swap: str
+    html: Markup
+
+
+def changed_panels(outcome: Outcome, dealt: bool) -> tuple[list[str], int | None]:
+    """Which side panels an action changes, and from which trick on the trick list only
+    grows (None: the list is drawn again, or is unchanged when "tricks" is not named)."""
+    events = outcome.events
+    over = dealt or any(isinstance(e, ev.RoundStarted | ev.RoundScored) for e in events)
+    names = ["sheet"] if over else []
+    if any(isinstance(e, ev.GameOver | ev.MoonShot) for e in events):
+        names.append("records")
+    if dealt:
+        names.append("current_rules")
+    taken = sum(1 for e in events if isinstance(e, ev.TrickWon | ev.TrickCancelled))
+    before = len(outcome.view.tricks) - taken
+    if over or (taken and before <= 0):
+        names.append("tricks")
+    elif taken:
+        return names, before
+    return names, None
+
+
+def _render_fragment(request: Request, ctx: dict[str, Any], status_code: int = 200,
+                     panels: tuple[list[str], int | None] | None = None) -> HTMLResponse:
+    """The table, its playback, and the side panels' updates to apply after it: every panel
+    (``panels`` None), or those an action changed (:func:`changed_panels`)."""
     env = request.app.state.templates.env
     # side panels change only once the playback has finished, so the score sheet and the
     # trick list never give away a result the table has not shown yet
-    panels = {name: Markup(render_block(env, TEMPLATE, name, ctx)) for name in PANELS}
-    html = render_block(env, TEMPLATE, "table", {**ctx, "deferred": panels})
+    names, new_tricks = (list(PANELS), None) if panels is None else panels
+    deferred = [Deferred("#" + name, "outerHTML", Markup(render_block(env, TEMPLATE, name, ctx))) for name in names]
+    if new_tricks is not None:
+        lines = render_block(env, TEMPLATE, "trick_lines", {**ctx, "tricks": ctx["tricks"][new_tricks:]})
+        deferred.append(Deferred("#tricks .trick-list", "beforeend", Markup(lines)))
+    html = render_block(env, TEMPLATE, "table", {**ctx, "deferred": deferred})
     return HTMLResponse(html, status_code=status_code)
 
 
@@ -92,7 +131,8 @@ def _back(embed: bool) -> RedirectResponse:
 def _respond(request: Request, session: Session, player: Player, outcome: Outcome, embed: bool,
              dealt: bool = False) -> Response:
     if _is_htmx(request):
-        return _render_fragment(request, page_context(session, player, outcome=outcome, embed=embed, dealt=dealt))
+        return _render_fragment(request, page_context(session, player, outcome=outcome, embed=embed, dealt=dealt),
+                                panels=changed_panels(outcome, dealt))
     return _back(embed)
 
 
