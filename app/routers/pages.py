@@ -42,7 +42,9 @@ def _is_htmx(request: Request) -> bool:
 
 def page_context(session: Session, player: Player, *, rec: GameRecord | None = None, game: Game | None = None,
                  outcome: Outcome | None = None, embed: bool = False, error: str | None = None,
-                 dealt: bool = False) -> dict[str, Any]:
+                 dealt: bool = False, with_records: bool = True) -> dict[str, Any]:
+    """What the game screen's template needs; ``with_records`` False: not the records panel
+    (an action's answer that does not change it skips the query)."""
     if outcome is not None:
         rec, game = outcome.record, outcome.game
     elif rec is None:
@@ -50,7 +52,7 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
         game = services.load_game(rec) if rec is not None else None
     ctx: dict[str, Any] = {
         "player": player, "embed": embed, "error": error, "difficulties": DIFFICULTIES,
-        "records": services.records(session, player), "game": rec, "frames": [], "say": "",
+        "records": services.records(session, player) if with_records else [], "game": rec, "frames": [], "say": "",
         "pauses": PAUSES_MS, "deferred": None, "rules_now": None, "t": None, "version": 0,
         "sheet": presenter.score_sheet(None), "tricks": [], "standard": Rules(),
         "level_name": presenter.difficulty_name,
@@ -131,8 +133,10 @@ def _back(embed: bool) -> RedirectResponse:
 def _respond(request: Request, session: Session, player: Player, outcome: Outcome, embed: bool,
              dealt: bool = False) -> Response:
     if _is_htmx(request):
-        return _render_fragment(request, page_context(session, player, outcome=outcome, embed=embed, dealt=dealt),
-                                panels=changed_panels(outcome, dealt))
+        panels = changed_panels(outcome, dealt)
+        ctx = page_context(session, player, outcome=outcome, embed=embed, dealt=dealt,
+                           with_records="records" in panels[0])
+        return _render_fragment(request, ctx, panels=panels)
     return _back(embed)
 
 
