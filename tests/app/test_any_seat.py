@@ -13,7 +13,8 @@ from sqlmodel import Session
 from app import presenter, services
 from app.models import GameRecord, Player
 from engine import CardSet, Game, Phase, Rules, loads
-from tests.engine.helpers import deal, play_policy
+
+from .helpers import tie_broken_game
 
 VIEWER = 2
 HX = {"HX-Request": "true"}
@@ -76,25 +77,13 @@ def test_the_table_for_seat_2_while_playing() -> None:
     assert seen_turn and seen_other
 
 
-def _tie_broken_game() -> Game:
-    # West (1) and East (3) each shoot the moon once; East wins on the last hand's lower score
-    rules = Rules(passing=False, target_score=50, last_hand_breaks_ties=True)
-    clubs = " ".join(f"{r}C" for r in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"))
-    game = Game(rules, seed=1, deals=[deal(rules, "", clubs), deal(rules, "", "", "", clubs)])
-    play_policy(game, high={1})
-    game.next_round()
-    play_policy(game, high={3})
-    assert game.phase is Phase.GAME_OVER and game.winner == 3
-    return game
-
-
 @pytest.mark.parametrize(("viewer", "title", "place", "status"), [
     (3, "You won the game!", "", "You won the game!"),
     (2, "West wins the game", "You tied for 3rd place", "Game over: West wins"),
     (1, "North wins the game", "You finished 2nd", "Game over: North wins"),
 ])
 def test_the_winner_is_told_relative_to_the_viewer(viewer: int, title: str, place: str, status: str) -> None:
-    game = _tie_broken_game()
+    game = tie_broken_game()
     table = presenter.build_table(game.view(viewer))
     assert table.result is not None and table.result.title == title and table.status == status
     assert table.result.place_text == place

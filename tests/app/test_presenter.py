@@ -7,9 +7,8 @@ import pytest
 
 from app import i18n, presenter
 from engine import Game, Phase, Rules
-from tests.engine.helpers import deal, play_policy
 
-from .helpers import first_legal, moon_game
+from .helpers import first_legal, moon_game, tie_broken_game
 
 
 def test_numbers_use_a_true_minus_sign_and_signed_points_never_read_plus_minus() -> None:
@@ -39,13 +38,8 @@ def test_a_tie_broken_by_the_last_hand_ranks_its_winner_alone_first() -> None:
     assert presenter.place_text((40, 40, 60, 70), winner=0) == ""
     # the whole table: West (1) and East (3) each shoot the moon once, so they tie at 26; East
     # scored 0 in the last hand and wins, West is second
-    rules = Rules(passing=False, target_score=50, last_hand_breaks_ties=True)
-    clubs = " ".join(f"{r}C" for r in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"))
-    game = Game(rules, seed=1, deals=[deal(rules, "", clubs), deal(rules, "", "", "", clubs)])
-    play_policy(game, high={1})
-    game.next_round()
-    play_policy(game, high={3})
-    assert game.phase is Phase.GAME_OVER and game.totals == [52, 26, 52, 26] and game.winner == 3
+    game = tie_broken_game()
+    rules = game.rules
     result = presenter.round_result(game.view(0), presenter.seat_names(4))
     assert result is not None
     assert [(c.name, c.place) for c in result.columns] == [("East", 1), ("West", 2), ("You", 3), ("North", 3)]
