@@ -140,6 +140,9 @@ def _face(card: Card, catalogue: object) -> CardFace:
 
 @dataclass(frozen=True)
 class HandCard:
+    """A card of the viewer's hand: whether it may be played now, and whether it was passed
+    to them (marked until the first trick is over)."""
+
     face: CardFace
     legal: bool
     received: bool
@@ -628,6 +631,8 @@ def score_sheet(view: PlayerView | None) -> ScoreSheet:
 
 @dataclass(frozen=True)
 class TrickPlay:
+    """A card in the list of finished tricks: who played it, and whether it took the trick."""
+
     face: CardFace
     seat: str
     winner: bool
