@@ -13,13 +13,13 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from fastapi import APIRouter, Request, status
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine import Card, CardSet, PlayerView
+from engine import Card, CardSet
 from engine import events as ev
 
 from .. import services
 from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
 from ..options import OptionsBase, Whole, options_model
-from ..services import PERSON, GameNotFoundError, Outcome
+from ..services import GameNotFoundError, Outcome
 
 router = APIRouter(prefix="/api/v1", tags=["game"])
 
@@ -138,7 +138,7 @@ def game_out(outcome: Outcome) -> GameOut:
     rec = outcome.record
     return GameOut(game_id=rec.id, version=rec.version, difficulty=rec.difficulty, status=rec.status,  # type: ignore[arg-type]
                    practice=rec.practice,
-                   view=PlayerView.of(outcome.game, PERSON).to_dict(),
+                   view=outcome.view.to_dict(),
                    events=[event_to_dict(e) for e in outcome.events])
 
 

@@ -17,7 +17,6 @@ from engine import PlayerView
 
 from .. import lessons, presenter, services
 from ..deps import CurrentPlayer, SessionDep
-from ..services import PERSON
 
 router = APIRouter(include_in_schema=False)
 
@@ -31,7 +30,7 @@ def _context(request: Request, session: SessionDep, player: CurrentPlayer,
     rec = services.current_game(session, player)
     in_progress = False
     if rec is not None and rec.status == "active":
-        in_progress = presenter.in_progress(PlayerView.of(services.load_game(rec), PERSON))
+        in_progress = presenter.in_progress(PlayerView.of(services.load_game(rec), rec.seat))
     return {"player": player, "screens": screens, "game": rec, "in_progress": in_progress,
             "pauses": {}, "embed": False, "base_url": str(request.base_url).rstrip("/")}
 

@@ -7,6 +7,7 @@ to the page it came from.  Errors re-render the table as it really is, with the 
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Form, Request
@@ -16,13 +17,14 @@ from markupsafe import Markup
 from sqlmodel import Session
 
 from engine import Game, PlayerView, Rules
+from engine import events as ev
 
 from .. import i18n, options, presenter, security, services
 from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
 from ..errors import BadChoiceError
 from ..models import DIFFICULTIES, GameRecord, Player
 from ..options import OptionsBase, options_model
-from ..services import PERSON, Outcome
+from ..services import Outcome
 
 router = APIRouter(include_in_schema=False)
 
@@ -37,7 +39,9 @@ def _is_htmx(request: Request) -> bool:
 
 def page_context(session: Session, player: Player, *, rec: GameRecord | None = None, game: Game | None = None,
                  outcome: Outcome | None = None, embed: bool = False, error: str | None = None,
-                 dealt: bool = False) -> dict[str, Any]:
+                 dealt: bool = False, with_records: bool = True) -> dict[str, Any]:
+    """What the game screen's template needs; ``with_records`` False: not the records panel
+    (an action's answer that does not change it skips the query)."""
     if outcome is not None:
         rec, game = outcome.record, outcome.game
     elif rec is None:
@@ -45,9 +49,10 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
         game = services.load_game(rec) if rec is not None else None
     ctx: dict[str, Any] = {
         "player": player, "embed": embed, "error": error, "difficulties": DIFFICULTIES,
-        "records": services.records(session, player), "game": rec, "frames": [], "say": "",
+        "records": services.records(session, player) if with_records else [], "game": rec, "frames": [], "say": "",
         "pauses": PAUSES_MS, "deferred": None, "rules_now": None, "t": None, "version": 0,
-        "sheet": None, "tricks": [], "standard": Rules(), "level_name": presenter.difficulty_name,
+        "sheet": presenter.score_sheet(None), "tricks": [], "standard": Rules(),
+        "level_name": presenter.difficulty_name,
         # the new-game dialog offers the options of the player's latest game again
         "choices": options.option_choices(game.rules if game is not None else Rules(),
                                           rec.difficulty if rec is not None else player.difficulty),
@@ -56,26 +61,58 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
     if rec is None or game is None:
         ctx["say"] = i18n.gettext("Choose your options and deal the cards.")
         return ctx
-    view = PlayerView.of(game, PERSON)
-    names = presenter.seat_names(view.players)
-    steps = outcome.steps if outcome is not None else []
+    page = presenter.build_page(PlayerView.of(game, rec.seat), outcome.steps if outcome is not None else None,
+                                dealt=dealt, before=outcome.before if outcome is not None else None)
     ctx.update(
-        t=presenter.table_context(view), version=rec.version, sheet=presenter.score_sheet(view),
-        tricks=presenter.trick_history(view), rules_now=presenter.rules_lines(game.rules), rules=game.rules,
-        frames=[{"t": presenter.table_context(f.view, shown=f.shown, frame=True, shuffling=f.shuffling),
-                 "say": f.say, "pause": f.pause}
-                for f in presenter.frames(steps, names, view, dealt=dealt)],
-        say=presenter.final_announcement(steps, view, names), celebrate=presenter.celebrating(steps),
+        t=page.table, version=rec.version, sheet=page.sheet, tricks=page.tricks, frames=page.frames,
+        playback_base=page.base,
+        say=page.say, celebrate=page.celebrate, rules_now=presenter.rules_lines(game.rules), rules=game.rules,
     )
     return ctx
 
 
-def _render_fragment(request: Request, ctx: dict[str, Any], status_code: int = 200) -> HTMLResponse:
+@dataclass(frozen=True)
+class Deferred:
+    """A side panel's update, swapped in by the page once the playback has finished
+    (``swap`` as htmx's hx-swap: the whole panel, or lines added at its end)."""
+
+    target: str
+    swap: str
+    html: Markup
+
+
+def changed_panels(outcome: Outcome, dealt: bool) -> tuple[list[str], int | None]:
+    """Which side panels an action changes, and from which trick on the trick list only
+    grows (None: the list is drawn again, or is unchanged when "tricks" is not named)."""
+    events = outcome.events
+    over = dealt or any(isinstance(e, ev.RoundStarted | ev.RoundScored) for e in events)
+    names = ["sheet"] if over else []
+    if any(isinstance(e, ev.GameOver | ev.MoonShot) for e in events):
+        names.append("records")
+    if dealt:
+        names.append("current_rules")
+    taken = sum(1 for e in events if isinstance(e, ev.TrickWon | ev.TrickCancelled))
+    before = len(outcome.view.tricks) - taken
+    if over or (taken and before <= 0):
+        names.append("tricks")
+    elif taken:
+        return names, before
+    return names, None
+
+
+def _render_fragment(request: Request, ctx: dict[str, Any], status_code: int = 200,
+                     panels: tuple[list[str], int | None] | None = None) -> HTMLResponse:
+    """The table, its playback, and the side panels' updates to apply after it: every panel
+    (``panels`` None), or those an action changed (:func:`changed_panels`)."""
     env = request.app.state.templates.env
     # side panels change only once the playback has finished, so the score sheet and the
     # trick list never give away a result the table has not shown yet
-    panels = {name: Markup(render_block(env, TEMPLATE, name, ctx)) for name in PANELS}
-    html = render_block(env, TEMPLATE, "table", {**ctx, "deferred": panels})
+    names, new_tricks = (list(PANELS), None) if panels is None else panels
+    deferred = [Deferred("#" + name, "outerHTML", Markup(render_block(env, TEMPLATE, name, ctx))) for name in names]
+    if new_tricks is not None:
+        lines = render_block(env, TEMPLATE, "trick_lines", {**ctx, "tricks": ctx["tricks"][new_tricks:]})
+        deferred.append(Deferred("#tricks .trick-list", "beforeend", Markup(lines)))
+    html = render_block(env, TEMPLATE, "table", {**ctx, "deferred": deferred})
     return HTMLResponse(html, status_code=status_code)
 
 
@@ -93,7 +130,10 @@ def _back(embed: bool) -> RedirectResponse:
 def _respond(request: Request, session: Session, player: Player, outcome: Outcome, embed: bool,
              dealt: bool = False) -> Response:
     if _is_htmx(request):
-        return _render_fragment(request, page_context(session, player, outcome=outcome, embed=embed, dealt=dealt))
+        panels = changed_panels(outcome, dealt)
+        ctx = page_context(session, player, outcome=outcome, embed=embed, dealt=dealt,
+                           with_records="records" in panels[0])
+        return _render_fragment(request, ctx, panels=panels)
     return _back(embed)
 
 

@@ -212,7 +212,7 @@ def test_announcements_follow_the_language() -> None:
         names_it = presenter.seat_names(4)
         summary = presenter.hand_summary(view)
         assert summary.startswith("Fiori: ") and " Cuori: " in summary
-        assert presenter.table_context(view)["score_say"] == "Punteggi: Tu 0, Ovest 0, Nord 0 e Est 0."
+        assert presenter.build_table(view).score_say == "Punteggi: Tu 0, Ovest 0, Nord 0 e Est 0."
     assert names_it == ("Tu", "Ovest", "Nord", "Est")
     with i18n.using(i18n.BY_SLUG["pl"]):
         assert presenter.rules_lines(Rules(players=3, target_score=50)) == ["3 graczy", "do 50 punktów"]
