@@ -31,6 +31,8 @@ COPY alembic ./alembic
 COPY templates ./templates
 COPY static ./static
 COPY locales ./locales
+# the compiled catalogues the app reads (make catalogues does the same in a checkout)
+RUN pybabel compile -d locales -D messages
 
 USER hearts
 VOLUME ["/data"]

@@ -9,7 +9,7 @@ RUNTIME_LOCK := requirements.lock
 COMPILE := $(BIN)/pip-compile --quiet --generate-hashes --allow-unsafe --strip-extras \
 	--no-emit-index-url --no-emit-find-links
 
-.PHONY: setup test lint bench clean run browser messages lock audit retention
+.PHONY: setup test lint bench clean run browser messages pot catalogues lock audit retention
 
 setup: $(STAMP)
 
@@ -44,19 +44,39 @@ browser:
 	    SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
 	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
 
-test: lint browser
+test: lint browser catalogues
 	$(BIN)/python -m pytest -q
 
 # serve the game: apply migrations, then uvicorn on HOST:PORT (default 127.0.0.1:8000)
-run: $(STAMP)
+run: $(STAMP) catalogues
 	$(BIN)/alembic upgrade head
 	$(BIN)/uvicorn --factory app.main:app_from_env --host $${HOST:-127.0.0.1} --port $${PORT:-8000} \
 	    --proxy-headers --forwarded-allow-ips="$${FORWARDED_ALLOW_IPS:-127.0.0.1}"
 
-# re-extract locales/messages.pot and merge it into every language's .po (no .mo to build:
-# catalogues are compiled in memory when the app first uses a language)
-messages: $(STAMP)
-	$(BIN)/python -m app.i18n
+# the catalogues, with Babel's own commands.  Keywords beyond pybabel's defaults: N_ marks a
+# message translated where it is shown, NP_ one with a plural form (engine/rules.py, app/)
+PYBABEL := $(BIN)/pybabel
+POT ?= locales/messages.pot
+EXTRACT := -F babel.cfg -k N_ -k NP_:1,2 --add-comments=Translators: --strip-comment-tags \
+	--no-location --sort-output --width=100 --project=hearts --version=1.0
+MO := $(patsubst %.po,%.mo,$(wildcard locales/*/LC_MESSAGES/messages.po))
+
+# re-extract locales/messages.pot, merge it into every language's .po (English, the source
+# language, gets its messages as they are) and compile them
+messages: $(STAMP) pot
+	$(PYBABEL) update -i $(POT) -d locales -D messages --no-fuzzy-matching --ignore-obsolete --width=100
+	$(BIN)/python -m tools.english_catalogue
+	$(MAKE) --no-print-directory catalogues
+
+# only the extraction (the i18n test writes its own POT=… to compare with the committed one)
+pot:
+	$(PYBABEL) --quiet extract $(EXTRACT) -o $(POT) .
+
+# the compiled .mo files the app reads (built from the committed .po files, not committed)
+catalogues: $(MO)
+
+%.mo: %.po | $(STAMP)
+	$(PYBABEL) compile --statistics -i $< -o $@
 
 # engine speed, then a bounded load test of the web app on loopback (docs/benchmarks.md)
 bench: $(STAMP)

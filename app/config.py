@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import secrets
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_DATA_DIR = Path("data")
@@ -41,8 +41,6 @@ def _number(env: dict[str, str], name: str, default: float) -> float:
 class Settings:
     database_url: str
     secret_key: str
-    host: str = "127.0.0.1"
-    port: int = 8000
     cookie_name: str = "hearts_player"
     cookie_max_age: int = 400 * 24 * 3600
     """Long enough to resume a game or keep records for more than a year; a token older
@@ -76,12 +74,12 @@ class Settings:
     retention_interval_hours: float = 6.0
     """How often the server runs the clean-up (``RETENTION_INTERVAL_HOURS``; 0: never, run
     ``python -m app.retention`` from cron instead)."""
-    extra: dict[str, str] = field(default_factory=dict)
 
     @property
     def pool_size(self) -> int:
-        # one connection per admitted request, and as many again for the few paths that
-        # open a second session (the current game shown with a 409, an invalid form)
+        # one connection per admitted request: a request has one session, which the
+        # refusal handlers use too (app.deps.get_session); the engine allows as many
+        # again at peaks (app.db.make_engine)
         return self.max_active_requests
 
     @classmethod
@@ -95,8 +93,6 @@ class Settings:
         return cls(
             database_url=url,
             secret_key=secret,
-            host=env.get("HOST", "127.0.0.1"),
-            port=int(env.get("PORT", "8000")),
             force_secure_cookie=env.get("SECURE_COOKIES", "").lower() in ("1", "true", "yes"),
             max_active_requests=max(1, int(_number(env, "MAX_ACTIVE_REQUESTS", 16))),
             queue_timeout=_number(env, "QUEUE_TIMEOUT", 1.0),

@@ -98,8 +98,3 @@ def writing(session: Session) -> Iterator[None]:
         lock = _WRITERS.setdefault(engine, threading.RLock())
     with lock:
         yield
-
-
-def session_scope(engine: Engine) -> Iterator[Session]:
-    with Session(engine, expire_on_commit=False) as session:
-        yield session

@@ -7,39 +7,77 @@ dependencies and its route (see :mod:`app.limits` for why that matters).
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from datetime import UTC
 from typing import Annotated
 
 from fastapi import Depends, Request
+from fastapi.concurrency import run_in_threadpool
 from itsdangerous import URLSafeTimedSerializer
 from sqlmodel import Session
+from starlette.types import ASGIApp, Receive, Scope, Send
 
 from . import services
 from .config import Settings
 from .limits import client_key
 from .models import Player
 from .security import PLAYER_HEADER, TOKEN_SALT, identify, player_token, read_token, token_is_old
+from .thinking import Thinker
 
 COOKIE_SALT = TOKEN_SALT
+SESSION_KEY = "db_session"
 
 
 def get_settings(request: Request) -> Settings:
-    return request.app.state.settings  # type: ignore[no-any-return]
+    settings: Settings = request.app.state.settings
+    return settings
 
 
-def get_session(request: Request) -> Iterator[Session]:
-    with Session(request.app.state.db_engine, expire_on_commit=False) as session:
-        # the services hand Hard's searches to the app's worker pool (app.thinking) and
-        # rate-limit creations per client (app.limits)
-        session.info["thinker"] = getattr(request.app.state, "thinker", None)
-        session.info["client"] = client_key(request.scope)
-        session.info["settings"] = request.app.state.settings
-        yield session
+def get_session(request: Request) -> Session:
+    """The request's one database session, opened on first use and closed by
+    :class:`CloseSession` once the answer is out, so an exception handler that draws the
+    refused page (:mod:`app.errors`) uses it too instead of opening another."""
+    state = request.scope.setdefault("state", {})
+    session: Session | None = state.get(SESSION_KEY)
+    if session is None:
+        session = state[SESSION_KEY] = Session(request.app.state.db_engine, expire_on_commit=False)
+    return session
+
+
+def get_thinker(request: Request) -> Thinker:
+    """The app's worker pool for Hard's searches (:mod:`app.thinking`)."""
+    thinker: Thinker = request.app.state.thinker
+    return thinker
 
 
 SettingsDep = Annotated[Settings, Depends(get_settings)]
 SessionDep = Annotated[Session, Depends(get_session)]
+ThinkerDep = Annotated[Thinker, Depends(get_thinker)]
+
+
+def get_context(request: Request, settings: SettingsDep, thinker: ThinkerDep) -> services.Context:
+    """What the services need besides the session: the client the rate limits count
+    against (:mod:`app.limits`), the settings and the worker pool."""
+    return services.Context(client=client_key(request.scope), settings=settings, thinker=thinker)
+
+
+ContextDep = Annotated[services.Context, Depends(get_context)]
+
+
+class CloseSession:
+    """Pure ASGI, inside the admission gate: closes the request's session (if it opened
+    one) when the answer has been sent, so its connection is back in the pool before the
+    next request is let in."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await self.app(scope, receive, send)
+        finally:
+            session = scope.get("state", {}).pop(SESSION_KEY, None)
+            if session is not None:
+                await run_in_threadpool(session.close)
 
 
 def signer(settings: Settings) -> URLSafeTimedSerializer:

@@ -7,13 +7,13 @@ templates (through ``jinja2.ext.i18n``) and the presenter read with :func:`gette
 The Jinja environment is shared by concurrent requests, so it gets callables that look up
 the current language rather than one language's translations installed on it.
 
-Catalogues are ``locales/<code>/LC_MESSAGES/messages.po``, compiled in memory the first
-time a language is used: there is no build step and no ``.mo`` file to go stale.
+Catalogues are ``locales/<code>/LC_MESSAGES/messages.po``, kept by Babel's own commands
+(``make messages``: pybabel extract, update and compile) and read compiled (``.mo``, built by
+``make catalogues``, which ``make run`` and ``make test`` do first).
 """
 
 from __future__ import annotations
 
-import io
 from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -22,9 +22,8 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from babel import negotiate_locale
 from babel.lists import format_list
-from babel.messages.mofile import write_mo
-from babel.messages.pofile import read_po
 from babel.support import NullTranslations, Translations
 from markupsafe import Markup
 
@@ -32,6 +31,7 @@ LOCALES = Path(__file__).resolve().parent.parent / "locales"
 if not LOCALES.is_dir():  # installed package (the Docker image): the working directory
     LOCALES = Path.cwd() / "locales"
 DOMAIN = "messages"
+POT = LOCALES / f"{DOMAIN}.pot"
 
 
 @dataclass(frozen=True)
@@ -115,17 +115,15 @@ def using(lang: Language, prefix: str = "") -> Iterator[None]:
         _current.reset(token)
 
 
+def catalogue(code: str) -> Path:
+    return LOCALES / code / "LC_MESSAGES" / f"{DOMAIN}.mo"
+
+
 @cache
 def translations(code: str) -> NullTranslations:
-    po = LOCALES / code / "LC_MESSAGES" / f"{DOMAIN}.po"
-    if code == ENGLISH.code or not po.is_file():
+    if code == ENGLISH.code:  # the source language: the messages as written
         return NullTranslations()
-    with po.open("rb") as f:
-        catalog = read_po(f, locale=code)
-    buf = io.BytesIO()
-    write_mo(buf, catalog, use_fuzzy=False)  # a fuzzy guess is never shown
-    buf.seek(0)
-    return Translations(fp=buf, domain=DOMAIN)
+    return Translations.load(str(LOCALES), [code], DOMAIN)
 
 
 def _raw_gettext(message: str) -> str:
@@ -212,25 +210,30 @@ def negotiate(accept_language: str) -> Language:
     """The best of ours for an ``Accept-Language`` header, by its q-values; else English."""
     choices: list[tuple[float, int, str]] = []
     for i, part in enumerate(accept_language.split(",")):
-        tag, _sep, params = part.strip().partition(";")
+        tag, *params = part.strip().split(";")
         q = 1.0
-        for p in params.split(";"):
-            name, _eq, value = p.strip().partition("=")
+        for name, _eq, value in (p.strip().partition("=") for p in params):
             if name == "q":
                 try:
                     q = float(value)
                 except ValueError:
                     q = 0.0
-        if tag and q > 0:
+        if tag.strip() and q > 0:
             choices.append((-q, i, tag.strip().lower().replace("_", "-")))
-    for _q, _i, tag in sorted(choices):
-        for candidate in (tag, tag.split("-")[0]):
-            slug = ALIASES.get(candidate, candidate)
-            if candidate == "zh" and any(s in tag for s in ("-hant", "-tw", "-hk", "-mo")):
-                slug = "zh-hant"
-            if slug and slug in BY_SLUG:
-                return BY_SLUG[slug]
-    return ENGLISH
+    found = negotiate_locale([_ours(tag) for _q, _i, tag in sorted(choices)], list(BY_SLUG), sep="-")
+    return BY_SLUG.get(found or "", ENGLISH)
+
+
+def _ours(tag: str) -> str:
+    """The slug of ours a language tag names, trying it whole, then without its last
+    subtags: ``zh-hant-hk`` → ``zh-hant``, ``zh-tw`` → ``zh-hant``, ``pt-pt`` → ``pt-br``."""
+    parts = tag.split("-")
+    for n in range(len(parts), 0, -1):
+        candidate = "-".join(parts[:n])
+        candidate = ALIASES.get(candidate, candidate)
+        if candidate in BY_SLUG:
+            return candidate
+    return tag
 
 
 Scope = MutableMapping[str, Any]
@@ -280,10 +283,13 @@ def url(path: str) -> str:
 
 def install(env: Any) -> None:
     """Give a Jinja environment ``{% trans %}``, ``_()`` and the language helpers."""
+    missing = [lang.code for lang in LANGUAGES if lang is not ENGLISH and not catalogue(lang.code).is_file()]
+    if missing:
+        raise RuntimeError(f"no compiled catalogue for {', '.join(missing)}: run make catalogues")
     env.add_extension("jinja2.ext.i18n")
     env.policies["ext.i18n.trimmed"] = True
     # newstyle: Jinja fills in the placeholders itself and escapes the values
-    env.install_gettext_callables(_raw_gettext, _raw_ngettext, newstyle=True)  # type: ignore[attr-defined]
+    env.install_gettext_callables(_raw_gettext, _raw_ngettext, newstyle=True)
     env.globals.update(language=current, languages=LANGUAGES, url=url, js_strings=js_strings)
     env.filters.update(num=number_html, signed=signed_html)
 
@@ -316,70 +322,3 @@ def js_strings() -> dict[str, str]:
         "suit_C": _("clubs"), "suit_D": _("diamonds"), "suit_S": _("spades"), "suit_H": _("hearts"),
     }
 
-
-# ---- keeping the catalogues in step with the source (python -m app.i18n) -----------------
-
-ROOT = LOCALES.parent
-POT = LOCALES / f"{DOMAIN}.pot"
-KEYWORDS: dict[str, Any] = {"_": None, "gettext": None, "ngettext": (1, 2), "pgettext": ((1, "c"), 2), "N_": None}
-
-
-def extract() -> Any:
-    """Every message of the templates and the app, as a Babel catalogue (the ``.pot``)."""
-    from babel.messages.catalog import Catalog
-    from babel.messages.extract import extract_from_dir
-    from babel.messages.frontend import parse_mapping_cfg
-
-    with (ROOT / "babel.cfg").open() as f:
-        method_map, options_map = parse_mapping_cfg(f)
-    catalog = Catalog(project="hearts", version="1.0", charset="utf-8", fuzzy=False)
-    # locations are left out: they churn with every edit and mean nothing to a translator
-    for _filename, _lineno, message, comments, context in extract_from_dir(
-            ROOT, method_map, options_map, keywords=KEYWORDS, comment_tags=("Translators:",),
-            strip_comment_tags=True):
-        catalog.add(message, None, [], auto_comments=comments, context=context,
-                    flags=("python-format",) if _has_placeholder(message) else ())
-    return catalog
-
-
-def _has_placeholder(message: str | tuple[str, ...]) -> bool:
-    texts = (message,) if isinstance(message, str) else message
-    return any("%(" in t for t in texts)
-
-
-def write_catalog(catalog: Any, path: Path) -> None:
-    from babel.messages.pofile import write_po
-
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as f:
-        write_po(f, catalog, omit_header=False, sort_output=True, width=100, include_lineno=False)
-
-
-def update() -> None:
-    """Re-extract the ``.pot`` and merge it into every language's ``.po``; English is the
-    source language, so its catalogue is the messages themselves."""
-    from babel.core import Locale
-    from babel.messages.catalog import Catalog
-
-    write_catalog(extract(), POT)
-    for lang in LANGUAGES:
-        # a fresh template each time: Catalog.update adopts the template's Message objects
-        template = extract()
-        po = LOCALES / lang.code / "LC_MESSAGES" / f"{DOMAIN}.po"
-        if po.is_file():
-            with po.open("rb") as f:
-                catalog = read_po(f, locale=lang.code)
-            catalog.update(template, no_fuzzy_matching=True)
-            catalog.obsolete.clear()
-        else:
-            catalog = Catalog(locale=Locale.parse(lang.code), project="hearts", version="1.0", fuzzy=False)
-            catalog.update(template, no_fuzzy_matching=True)
-        if lang is ENGLISH:
-            for m in catalog:
-                if m.id:
-                    m.string = m.id
-        write_catalog(catalog, po)
-
-
-if __name__ == "__main__":
-    update()

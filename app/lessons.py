@@ -17,9 +17,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import cache
-from typing import Any, Literal
+from typing import Literal
 
-from engine import Card, CardSet, Game, Phase, Rules
+from engine import Card, CardSet, Game, Phase, PlayerView, Rules
 from engine import events as ev
 from engine.errors import IllegalMoveError
 from engine.moves import Move, PassMove, PlayMove, parse_move
@@ -29,16 +29,18 @@ from .presenter import (
     ERROR_TEXTS,
     N_,
     PassStrip,
+    Table,
+    build_table,
     card_name,
     pass_strip,
     play_text,
     seat_names,
     status_text,
-    table_context,
     trick_sentence,
 )
 
-PERSON = 0
+LEARNER = 0
+"""The story game's seat of the learner (South)."""
 RULES = Rules()
 Act = Literal["watch", "pass", "play"]
 Kind = Literal["illegal", "poor", "right", "invalid"]
@@ -231,8 +233,9 @@ class Screen:
 
     lesson: Lesson
     number: int
-    table: dict[str, Any]
-    """``presenter.table_context`` of the position shown."""
+    view: PlayerView
+    """The learner's view of the position shown."""
+    table: Table
     mode: Literal["watch", "pass", "try"]
     """What the hand does: nothing, choose three to pass, or play a card."""
     status: str
@@ -260,14 +263,14 @@ def _shown(game: Game) -> tuple[int, tuple[Card, ...], int | None] | None:
 def _screen(lesson: Lesson, game: Game, *, verdict: Verdict | None = None, done: bool = False,
             arrive_from: int | None = None, say: str = "") -> Screen:
     number = LESSONS.index(lesson) + 1
-    view = game.view(PERSON)
+    view = game.view(LEARNER)
     # a moment just after a trick (or its playing out) holds the trick on the table, as the game does
     held = lesson.act == "watch" and lesson.slug != "deal" or (done and lesson.act == "play")
-    table = table_context(view, shown=_shown(game) if held else None)
+    table = build_table(view, shown=_shown(game) if held else None)
     acting = lesson.act != "watch" and not done
     mode: Literal["watch", "pass", "try"] = ("pass" if lesson.act == "pass" else "try") if acting else "watch"
-    strip = pass_strip(view, seat_names(view.players)) if lesson.slug == "pass" and done else None
-    return Screen(lesson, number, table, mode, status_text(view, table["names"]) if acting else "", verdict,
+    strip = pass_strip(view, table.names) if lesson.slug == "pass" and done else None
+    return Screen(lesson, number, view, table, mode, status_text(view, table.names) if acting else "", verdict,
                   done, arrive_from, strip, say, LESSONS[number] if number < len(LESSONS) else None)
 
 
@@ -288,11 +291,11 @@ def attempt(slug: str, choice: Sequence[str]) -> Screen:
     right = story().moves[at]
     try:
         if lesson.act == "pass":
-            events = game.pass_cards(PERSON, list(choice))
+            events = game.pass_cards(LEARNER, list(choice))
         elif len(choice) != 1:
             raise IllegalMoveError("play exactly one card", "not_a_card")
         else:
-            events = game.play(PERSON, choice[0])
+            events = game.play(LEARNER, choice[0])
     except IllegalMoveError as exc:
         kind: Kind = "invalid" if exc.rule in INVALID else "illegal"
         text = RULE_TEXTS.get(exc.rule) or ERROR_TEXTS.get(exc.rule) or ERROR_TEXTS["not_in_hand"]
@@ -319,17 +322,17 @@ def _played_out(lesson: Lesson, game: Game, at: int, events: list[ev.Event]) -> 
         events = events + game.apply(moves[at])
         at += 1
     praise = _(lesson.praise)
-    names = seat_names(RULES.players)
+    names = seat_names(RULES.players, LEARNER)
     if lesson.act == "pass":
-        view = game.view(PERSON)
+        view = game.view(LEARNER)
         got = join_list([card_name(c) for c in view.received or ()])
         say = f"{praise} {_('Received from %(player)s:', player=names[view.received_from or 0])} {got}."
         return _screen(lesson, game, verdict=Verdict("right", praise), done=True, say=say)
     trick = game.tricks[-1]
-    mine = (PERSON - trick.leader) % RULES.players
+    mine = (LEARNER - trick.leader) % RULES.players
     plays = [play_text(trick.seat_of(i, RULES.players), c, names) for i, c in enumerate(trick.cards)]
     done = next(e for e in events if isinstance(e, ev.TrickWon))
-    say = f"{praise} {trick_sentence(plays[mine:], done, names)}"
+    say = f"{praise} {trick_sentence(plays[mine:], done, names, LEARNER)}"
     return _screen(lesson, game, verdict=Verdict("right", praise), done=True, arrive_from=mine, say=say)
 
 

@@ -179,8 +179,8 @@ def take(session: Session, kind: str, client: str, per_second: float, burst: int
     refilled = table.c.tokens + (now - table.c.updated) * per_second
     level = case((refilled > burst, float(burst)), else_=refilled)
     with writing(session):
-        session.exec(_insert_ignore(session).values(key=key, tokens=float(burst), updated=now))  # type: ignore[call-overload]
-        taken = session.exec(update(table).where(table.c.key == key, level >= 1)  # type: ignore[call-overload]
+        session.exec(_insert_ignore(session).values(key=key, tokens=float(burst), updated=now))
+        taken = session.exec(update(table).where(table.c.key == key, level >= 1)
                              .values(tokens=level - 1, updated=now))
         if taken.rowcount == 1:
             session.commit()
@@ -195,6 +195,6 @@ def forget_idle(session: Session, before: float) -> int:
     """Delete buckets untouched since ``before`` (full again by then); returns how many."""
     table = RateBucket.__table__  # type: ignore[attr-defined]
     with writing(session):
-        result = session.exec(table.delete().where(table.c.updated < before))  # type: ignore[call-overload]
+        result = session.exec(table.delete().where(table.c.updated < before))
         session.commit()
     return int(result.rowcount or 0)

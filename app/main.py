@@ -9,33 +9,25 @@ from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from fastapi import Depends, FastAPI, Request
-from fastapi.concurrency import run_in_threadpool
-from fastapi.exceptions import RequestValidationError
+from fastapi import Depends, FastAPI
 from fastapi.middleware.gzip import GZipMiddleware
-from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.responses import HTMLResponse
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
-from sqlalchemy.exc import OperationalError
-from sqlalchemy.exc import TimeoutError as PoolTimeoutError
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import i18n, retention
+from . import errors, i18n, retention
 from .config import Settings
 from .db import make_engine
-from .limits import AdmissionGate, RateLimitedError, ServerBusyError
+from .deps import CloseSession
+from .limits import AdmissionGate
 from .routers import api, health, learn, pages
-from .routers.pages import invalid_request, refused_page
 from .security import (
     CSRF_HEADER,
     PLAYER_HEADER,
-    CsrfError,
     HeadAsGet,
     SecurityMiddleware,
-    csrf_failed,
     csrf_token,
-    http_error,
     require_csrf,
 )
 from .thinking import Thinker
@@ -95,13 +87,7 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(learn.router, dependencies=csrf)
     app.include_router(api.router, dependencies=csrf)
     app.include_router(health.router)
-    api.install_error_handlers(app)
-    app.add_exception_handler(CsrfError, csrf_failed)
-    app.add_exception_handler(RequestValidationError, invalid_request)
-    app.add_exception_handler(StarletteHTTPException, http_error)
-    app.add_exception_handler(RateLimitedError, too_many)
-    for busy_error in (ServerBusyError, PoolTimeoutError, OperationalError):
-        app.add_exception_handler(busy_error, server_busy)
+    errors.install(app, page=pages.refused, game_state=api.game_state)
 
     @app.get("/api/docs", include_in_schema=False)
     def api_docs() -> HTMLResponse:
@@ -112,7 +98,9 @@ def create_app(settings: Settings) -> FastAPI:
 <script src="{SWAGGER_UI}/swagger-ui-bundle.js"></script><script src="/static/api-docs.js"></script>
 </body></html>""")
 
-    # innermost of the middlewares: it sees the path after the language prefix is gone
+    # innermost: the request's database session is closed once its answer is out
+    app.add_middleware(CloseSession)
+    # it sees the path after the language prefix is gone
     app.add_middleware(PlayerCookieMiddleware, settings=settings)
 
     # pages, fragments, API answers and static files go out gzipped (when the client accepts
@@ -130,43 +118,6 @@ def create_app(settings: Settings) -> FastAPI:
     # added last, so outermost: the language prefix is gone before anything else sees the path
     app.add_middleware(i18n.LanguageMiddleware)
     return app
-
-
-# ---- 429 and 503: what to do, and when ---------------------------------------------------
-
-def _is_htmx(request: Request) -> bool:
-    return request.headers.get("HX-Request") == "true"
-
-
-async def too_many(request: Request, exc: Exception) -> Response:
-    assert isinstance(exc, RateLimitedError)
-    headers = {"Retry-After": str(exc.retry_after)}
-    message = i18n.gettext("You are starting games too quickly. Please wait %(seconds)s seconds and try again.",
-                           seconds=exc.retry_after)
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": "rate_limited", "detail": message}, status_code=429, headers=headers)
-    # the page: the table as it is, with the message (a 4xx fragment is swapped like any other)
-    response = await run_in_threadpool(refused_page, request, message, 429)
-    response.headers.update(headers)
-    return response
-
-
-async def server_busy(request: Request, exc: Exception) -> Response:
-    if isinstance(exc, OperationalError) and not _is_busy_database(exc):
-        raise exc
-    log.warning("answered 503 for %s %s: %s", request.method, request.url.path, type(exc).__name__)
-    headers = {"Retry-After": str(ServerBusyError.retry_after)}
-    if request.url.path.startswith("/api/") or not _is_htmx(request):
-        return JSONResponse({"error": "busy", "detail": "The server is busy; try again in a moment."},
-                            status_code=503, headers=headers)
-    return Response(status_code=503, headers=headers)
-
-
-def _is_busy_database(exc: OperationalError) -> bool:
-    """SQLite's "database is locked" after its busy timeout, or PostgreSQL refusing a
-    connection for too many clients: load, not a bug."""
-    text = str(exc.orig).lower()
-    return "locked" in text or "busy" in text or "too many clients" in text
 
 
 class PlayerCookieMiddleware:

@@ -45,6 +45,9 @@ class GameRecord(SQLModel, table=True):
     record: str = Field(sa_column=Column(Text, nullable=False))
     """``engine.persist.dumps`` of the game."""
     version: int = Field(default=0)
+    seat: int = Field(default=0)
+    """The seat of the person who owns this game (the player ``player_id``); the other
+    seats are computer players, which act until a seat in :attr:`people` must."""
     status: str = Field(default="active", max_length=16)
     """``active``, ``finished`` (records counted) or ``abandoned`` (a new game was started).
     Only an active game accepts moves; the status is guarded like the version when storing."""
@@ -56,6 +59,12 @@ class GameRecord(SQLModel, table=True):
     moon is counted once, in the transaction that stores the move that shot it."""
     created_at: datetime = Field(default_factory=utcnow, index=True)
     updated_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+    @property
+    def people(self) -> frozenset[int]:
+        """The seats played by people: the owner's alone until tables for friends."""
+        return frozenset({self.seat})
 
 
 class Record(SQLModel, table=True):

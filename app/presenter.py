@@ -7,8 +7,8 @@ The playback frames are built from the views the service recorded after each mov
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from functools import lru_cache
 
 from engine import Card, Phase, PlayerView, Suit
 from engine import events as ev
@@ -16,9 +16,10 @@ from engine.errors import IllegalMoveError
 from engine.moves import PlayMove
 from engine.rules import PassDirection, Rules
 
+from . import i18n, options
 from .i18n import _, join_list, ngettext, number, pgettext
 from .i18n import current as current_language
-from .services import PERSON, GameNotFoundError, StaleGameError, StaleStateError, Step
+from .services import GameNotFoundError, StaleGameError, StaleStateError, Step
 
 
 def N_(message: str) -> str:
@@ -36,7 +37,6 @@ SEAT_NAMES: dict[int, tuple[str, ...]] = {
 # Translators: short forms of the seats for the narrow columns of a 5- or 6-player score
 # sheet and trick list (compass letters, as on a map)
 SHORT_NAMES = {"West": N_("W"), "North-west": N_("NW"), "North": N_("N"), "North-east": N_("NE"), "East": N_("E")}
-SUIT_WORDS = {"C": N_("clubs"), "D": N_("diamonds"), "S": N_("spades"), "H": N_("hearts")}
 # Translators: card ranks alone, as in "Clubs: two, nine, king." (the R key reads the hand)
 RANK_WORDS = (N_("two"), N_("three"), N_("four"), N_("five"), N_("six"), N_("seven"), N_("eight"), N_("nine"),
               N_("ten"), N_("jack"), N_("queen"), N_("king"), N_("ace"))
@@ -75,16 +75,19 @@ PAUSE_PLAY = "play"
 PAUSE_TRICK = "trick"
 
 
-def seat_names(players: int) -> tuple[str, ...]:
-    return tuple(_(n) for n in SEAT_NAMES[players])
+def seat_names(players: int, viewer: int = 0) -> tuple[str, ...]:
+    """Every seat's name as the person at ``viewer`` calls it, indexed by seat: "You" for
+    the viewer, then the others in play order (West on the left, …)."""
+    return tuple(_(SEAT_NAMES[players][(s - viewer) % players]) for s in range(players))
 
 
-def short_names(players: int) -> tuple[str, ...]:
+def short_names(players: int, viewer: int = 0) -> tuple[str, ...]:
     """The seats' names for narrow columns: compass letters at a table of 5 or 6, where
     the full names would not fit side by side; the full names at 3 or 4."""
     if players < 5:
-        return seat_names(players)
-    return tuple(_(SHORT_NAMES.get(n, n)) for n in SEAT_NAMES[players])
+        return seat_names(players, viewer)
+    whole = SEAT_NAMES[players]
+    return tuple(_(SHORT_NAMES.get(n, n)) for n in (whole[(s - viewer) % players] for s in range(players)))
 
 
 def capital(text: str) -> str:
@@ -100,12 +103,13 @@ def difficulty_name(level: str) -> str:
     return _(DIFFICULTY_NAMES[level]) if level in DIFFICULTY_NAMES else level
 
 
-def _angle(seat: int, players: int) -> float:
-    """Where a seat sits around the table: the person at the bottom, the others from the
+def _angle(seat: int, players: int, viewer: int) -> float:
+    """Where a seat sits around the table: the viewer at the bottom, the others from the
     left across the top to the right, in playing (clockwise) order."""
-    if seat == PERSON:
+    place = (seat - viewer) % players
+    if place == 0:
         return -90.0
-    return 180.0 - (seat - 1) * 180.0 / (players - 2)
+    return 180.0 - (place - 1) * 180.0 / (players - 2)
 
 
 @dataclass(frozen=True)
@@ -120,29 +124,43 @@ class CardFace:
 
     @classmethod
     def of(cls, card: Card) -> CardFace:
-        name = card_name(card)
-        return cls(card.code(), card.code()[:-1], card.code()[-1], name[0].upper() + name[1:],
-                   card.suit in (Suit.HEARTS, Suit.DIAMONDS), card.symbol())
+        return _face(card, i18n.translations(current_language().lang.code))
+
+
+@lru_cache(maxsize=64 * 32)
+def _face(card: Card, catalogue: object) -> CardFace:
+    """A card's face in a language (``catalogue``: its translations, which name the card),
+    made once: a table shows the same cards again and again."""
+    name = card_name(card)
+    return CardFace(card.code(), card.code()[:-1], card.code()[-1], name[0].upper() + name[1:],
+                    card.suit in (Suit.HEARTS, Suit.DIAMONDS), card.symbol())
 
 
 @dataclass(frozen=True)
 class HandCard:
+    """A card of the viewer's hand: whether it may be played now, and whether it was passed
+    to them (marked until the first trick is over)."""
+
     face: CardFace
     legal: bool
     received: bool
 
 
 @dataclass(frozen=True)
-class SeatPlate:
+class SeatView:
+    """One seat at the table as the viewer sees it (the viewer's own seat included)."""
+
     seat: int
     name: str
     cards: int
     total: int
     taken: int
+    """Points taken in the hand being played (0 once the hand is scored)."""
     x: float
     y: float
     turn: bool
     dealer: bool
+    you: bool
 
     @property
     def side(self) -> str:
@@ -161,8 +179,20 @@ class TrickCard:
     """"West: queen of spades", read by the 1–6 keys."""
 
 
-def _seat_xy(seat: int, players: int, radius_x: float, radius_y: float) -> tuple[float, float]:
-    a = math.radians(_angle(seat, players))
+@dataclass(frozen=True)
+class TrickView:
+    """The cards in the middle of the table: the trick being played, or a finished one held
+    for a moment with its winner."""
+
+    cards: tuple[TrickCard, ...]
+    done: bool
+    winner: int | None = None
+    caption: str = ""
+    """Under a finished trick: "You take the trick", "West takes the trick", …"""
+
+
+def _seat_xy(seat: int, players: int, viewer: int, radius_x: float, radius_y: float) -> tuple[float, float]:
+    a = math.radians(_angle(seat, players, viewer))
     return round(50 + radius_x * math.cos(a), 1), round(50 - radius_y * math.sin(a), 1)
 
 
@@ -180,24 +210,25 @@ def hand_cards(view: PlayerView) -> list[HandCard]:
 
 
 def status_text(view: PlayerView, names: tuple[str, ...]) -> str:
+    me = view.seat
     if view.phase is Phase.PASS:
-        if view.passes_chosen[PERSON]:
+        if view.passes_chosen[me]:
             return _("Waiting for the others to pass")
         return _(PASS_TEXT[view.pass_direction])
     if view.phase is Phase.PLAY:
-        if view.turn == PERSON:
+        if view.turn == me:
             if not view.trick and view.first_trick and view.first_lead is not None:
                 return _("Your turn: lead the %(card)s", card=card_name(view.first_lead))
             return _("Your turn")
         return _("%(player)s is thinking…", player=names[view.turn or 0])
     if view.phase is Phase.MOON_CHOICE:
-        if view.pending_shooter == PERSON:
+        if view.pending_shooter == me:
             return _("You shot the moon! Choose how to score it")
         return _("%(player)s shot the moon", player=names[view.pending_shooter or 0])
     if view.phase is Phase.ROUND_OVER:
         return _("Hand over")
     winner = view.winner
-    return _("You won the game!") if winner == PERSON else _("Game over: %(player)s wins", player=names[winner or 0])
+    return _("You won the game!") if winner == me else _("Game over: %(player)s wins", player=names[winner or 0])
 
 
 def points_text(p: int) -> str:
@@ -221,22 +252,33 @@ def hand_summary(view: PlayerView) -> str:
     return " ".join(parts)
 
 
-def trick_cards(view: PlayerView, shown: tuple[int, tuple[Card, ...], int | None] | None) -> list[TrickCard]:
-    """The cards in the middle of the table: the trick being played, or a finished one
-    held for a moment (``shown`` = leader, cards, winner)."""
+Shown = tuple[int, tuple[Card, ...], int | None]
+"""A finished trick held on the table: leader, cards, winner (None: it cancelled out)."""
+
+
+def trick_view(view: PlayerView, shown: Shown | None, names: tuple[str, ...]) -> TrickView:
+    """The trick being played, or the finished one ``shown``, as the viewer sees it."""
     n = view.players
     if shown is None:
         if view.trick_leader is None or not view.trick:
-            return []
+            return TrickView((), False)
         leader, cards, winner = view.trick_leader, view.trick, None
     else:
         leader, cards, winner = shown
     out = []
     for i, c in enumerate(cards):
         seat = (leader + i) % n
-        x, y = _seat_xy(seat, n, 15, 19)
-        out.append(TrickCard(seat, CardFace.of(c), x, y, seat == winner, i, play_text(seat, c, seat_names(n))))
-    return out
+        x, y = _seat_xy(seat, n, view.seat, 15, 19)
+        out.append(TrickCard(seat, CardFace.of(c), x, y, seat == winner, i, play_text(seat, c, names)))
+    if shown is None:
+        return TrickView(tuple(out), False)
+    if winner is None:
+        caption = _("The trick cancels out")
+    elif winner == view.seat:
+        caption = _("You take the trick")
+    else:
+        caption = _("%(player)s takes the trick", player=names[winner])
+    return TrickView(tuple(out), True, winner, caption)
 
 
 def last_trick_text(view: PlayerView, names: tuple[str, ...]) -> str:
@@ -247,7 +289,7 @@ def last_trick_text(view: PlayerView, names: tuple[str, ...]) -> str:
     plays = [play_text(t.seat_of(i, view.players), c, names) for i, c in enumerate(t.cards)]
     if t.winner is None:
         return _("Last trick: %(plays)s; it cancelled out.", plays=join_list(plays))
-    if t.winner == PERSON:
+    if t.winner == view.seat:
         return _("Last trick: %(plays)s; you took it, %(points)s.", plays=join_list(plays),
                  points=points_text(t.points))
     return _("Last trick: %(plays)s; %(player)s took it, %(points)s.", plays=join_list(plays),
@@ -259,14 +301,15 @@ def play_text(seat: int, card: Card, names: tuple[str, ...]) -> str:
     return _("%(player)s: %(card)s", player=names[seat], card=card_name(card))
 
 
-def describe_event(e: ev.Event, names: tuple[str, ...]) -> str:
-    """A short sentence for one event; plays and tricks are told by :func:`frames`."""
+def describe_event(e: ev.Event, names: tuple[str, ...], viewer: int) -> str:
+    """A short sentence for one event, told to the person at ``viewer``; plays and tricks
+    are told by :func:`frames`."""
     if isinstance(e, ev.HeartsBroken):
         return _("Hearts are broken.")
     if isinstance(e, ev.PassesExchanged):
         return _("The cards have been passed.")
     if isinstance(e, ev.MoonShot):
-        return _("You shoot the moon!") if e.seat == PERSON else _("%(player)s shoots the moon!", player=names[e.seat])
+        return _("You shoot the moon!") if e.seat == viewer else _("%(player)s shoots the moon!", player=names[e.seat])
     if isinstance(e, ev.RoundScored):
         parts = join_list([_("%(player)s %(points)s", player=names[s], points=number(p))
                            for s, p in enumerate(e.points)])
@@ -274,18 +317,19 @@ def describe_event(e: ev.Event, names: tuple[str, ...]) -> str:
     if isinstance(e, ev.ExtraRound):
         return _("The lowest totals are tied: one more hand.")
     if isinstance(e, ev.GameOver):
-        return _("You win the game!") if e.winner == PERSON else _("%(player)s wins the game.", player=names[e.winner])
+        return _("You win the game!") if e.winner == viewer else _("%(player)s wins the game.", player=names[e.winner])
     if isinstance(e, ev.RoundStarted):
         return _("Hand %(number)s is dealt.", number=e.round_index + 1)
     return ""
 
 
-def trick_sentence(plays: list[str], done: ev.TrickWon | ev.TrickCancelled | None, names: tuple[str, ...]) -> str:
-    """The plays of a trick so far, and who took it, as one sentence."""
+def trick_sentence(plays: list[str], done: ev.TrickWon | ev.TrickCancelled | None, names: tuple[str, ...],
+                   viewer: int) -> str:
+    """The plays of a trick so far, and who took it, as one sentence for ``viewer``."""
     cards = join_list(plays)
     if isinstance(done, ev.TrickWon):
         points = points_text(done.points)
-        if done.winner == PERSON:
+        if done.winner == viewer:
             return _("%(plays)s; you take the trick, %(points)s.", plays=cards, points=points)
         return _("%(plays)s; %(player)s takes the trick, %(points)s.", plays=cards,
                  player=names[done.winner], points=points)
@@ -299,7 +343,7 @@ class Frame:
     """One moment of the playback after an action: the table as the person saw it then."""
 
     view: PlayerView
-    shown: tuple[int, tuple[Card, ...], int | None] | None
+    shown: Shown | None
     say: str
     pause: str
     shuffling: bool = False
@@ -313,6 +357,7 @@ def frames(steps: list[Step], names: tuple[str, ...], final: PlayerView, dealt: 
     What a screen reader hears is grouped: the plays of a trick are told together when
     the trick ends (or when the playback stops mid-trick), so a trick played by the
     computer players is one sentence, not three quick messages that cut each other off."""
+    me = final.seat
     out: list[Frame] = []
     shuffle = _("Shuffling the deck.")
     if dealt:
@@ -328,11 +373,11 @@ def frames(steps: list[Step], names: tuple[str, ...], final: PlayerView, dealt: 
             if isinstance(e, ev.CardPlayed):
                 plays.append(play_text(e.seat, e.card, names))
             elif isinstance(e, ev.HeartsBroken | ev.MoonShot):
-                extra.append(describe_event(e, names))
+                extra.append(describe_event(e, names, me))
         done = next((e for e in step.events if isinstance(e, ev.TrickWon | ev.TrickCancelled)), None)
         if done is not None:
             winner = done.winner if isinstance(done, ev.TrickWon) else None
-            say = " ".join([trick_sentence(plays, done, names)] + extra)
+            say = " ".join([trick_sentence(plays, done, names, me)] + extra)
             plays, extra = [], []
             out.append(Frame(step.view, (done.leader, done.cards, winner), say, PAUSE_TRICK))
         else:
@@ -344,13 +389,13 @@ def frames(steps: list[Step], names: tuple[str, ...], final: PlayerView, dealt: 
     if plays or extra:
         # the playback stopped mid-trick (the person's turn): tell what is on the table
         last = out.pop()
-        say = " ".join(t for t in [last.say, trick_sentence(plays, None, names) if plays else ""] + extra if t)
+        say = " ".join(t for t in [last.say, trick_sentence(plays, None, names, me) if plays else ""] + extra if t)
         out.append(Frame(last.view, last.shown, say, last.pause, last.shuffling))
     return out
 
 
 def final_announcement(steps: list[Step], view: PlayerView, names: tuple[str, ...]) -> str:
-    tail = [describe_event(e, names) for s in steps for e in s.events
+    tail = [describe_event(e, names, view.seat) for s in steps for e in s.events
             if isinstance(e, ev.RoundScored | ev.ExtraRound | ev.GameOver | ev.PassesExchanged | ev.RoundStarted)]
     return " ".join([t for t in tail if t] + [status_text(view, names) + "."])
 
@@ -363,42 +408,73 @@ def place_of(totals: tuple[int, ...], seat: int, winner: int | None = None) -> i
     return 1 + sum(1 for t in totals if t < mine) + behind
 
 
-def place_text(totals: tuple[int, ...], winner: int | None = None) -> str:
-    """Where the person finished, in words; the winner's own sentence is the result's title."""
-    place = place_of(totals, PERSON, winner)
+def place_text(totals: tuple[int, ...], winner: int | None = None, seat: int = 0) -> str:
+    """Where the person at ``seat`` finished, in words; the winner's own sentence is the result's title."""
+    place = place_of(totals, seat, winner)
     if place == 1:
         return ""
     tied = sum(1 for s in range(len(totals)) if place_of(totals, s, winner) == place) > 1
     return _(TIED_PLACES[place]) if tied and place in TIED_PLACES else _(PLACES[place])
 
 
-def round_result(view: PlayerView, names: tuple[str, ...]) -> dict[str, Any] | None:
+@dataclass(frozen=True)
+class ResultColumn:
+    seat: int
+    name: str
+    short: str
+    points: int
+    total: int
+    you: bool
+    place: int
+    best: bool
+
+
+@dataclass(frozen=True)
+class RoundResult:
+    """The box shown when a hand or the game is over."""
+
+    number: int
+    ranked: bool
+    title: str
+    columns: tuple[ResultColumn, ...]
+    """A column per player: three short rows fit between the seats at any table size."""
+    moon_call: str
+    """"You shot the moon!" or "West shot the moon!" ("" when nobody did)."""
+    place_text: str
+    tie_note: str
+
+
+def round_result(view: PlayerView, names: tuple[str, ...]) -> RoundResult | None:
     """The box shown when a hand or the game is over: every player's points for the hand
     and total; at the end of the game ranked, the winner first, with each one's place."""
     if view.phase not in (Phase.ROUND_OVER, Phase.GAME_OVER) or not view.round_points:
         return None
-    n = view.players
-    short = short_names(n)
+    n, me = view.players, view.seat
+    short = short_names(n, me)
     pts = view.round_points[-1]
     shooter = view.shooters[-1]
     over = view.phase is Phase.GAME_OVER
     winner = view.winner if over else None
     seats = sorted(range(n), key=lambda s: (view.totals[s], s != winner, s)) if over else list(range(n))
     low = min(view.totals)
-    return {
-        "number": len(view.round_points),
-        "ranked": over,
-        # a column per player: three short rows fit between the seats at any table size
-        "columns": [{"name": names[s], "short": short[s], "points": pts[s], "total": view.totals[s],
-                     "you": s == PERSON, "place": place_of(view.totals, s, winner),
-                     "best": view.totals[s] == min(view.totals)} for s in seats],
-        "shooter": names[shooter] if shooter is not None else None,
-        "person_shot": shooter == PERSON,
-        "place_text": place_text(view.totals, winner) if over else "",
+    if not over:
+        title = _("Hand %(number)s is over", number=len(view.round_points))
+    elif winner == me:
+        title = _("You won the game!")
+    else:
+        title = _("%(player)s wins the game", player=names[winner] if winner is not None else "")
+    moon_call = "" if shooter is None else _("You shot the moon!") if shooter == me else \
+        _("%(player)s shot the moon!", player=names[shooter])
+    return RoundResult(
+        number=len(view.round_points), ranked=over, title=title,
+        columns=tuple(ResultColumn(s, names[s], short[s], pts[s], view.totals[s], s == me,
+                                   place_of(view.totals, s, winner), view.totals[s] == low) for s in seats),
+        moon_call=moon_call,
+        place_text=place_text(view.totals, winner, me) if over else "",
         # the option of seed 001: a tie for the lowest total went to the last hand's lower score
-        "tie_note": _("Tied for the lowest total: the lower score in the last hand wins.")
+        tie_note=_("Tied for the lowest total: the lower score in the last hand wins.")
         if over and view.totals.count(low) > 1 else "",
-    }
+    )
 
 
 @dataclass(frozen=True)
@@ -436,96 +512,258 @@ def in_progress(view: PlayerView) -> bool:
     if view.round_index > 0 or view.tricks or view.phase in (Phase.MOON_CHOICE, Phase.ROUND_OVER):
         return True
     if view.phase is Phase.PASS:
-        return view.passes_chosen[PERSON]
-    played = view.hand_sizes[PERSON] < max(view.hand_sizes)
+        return view.passes_chosen[view.seat]
+    played = view.hand_sizes[view.seat] < max(view.hand_sizes)
     return view.passed is not None or played
 
 
-def table_context(view: PlayerView, *, shown: tuple[int, tuple[Card, ...], int | None] | None = None,
-                  frame: bool = False, shuffling: bool = False) -> dict[str, Any]:
-    """Everything the table block needs to draw one moment of the game."""
-    n = view.players
-    names = seat_names(n)
+@dataclass(frozen=True)
+class Table:
+    """One moment of the game as the person at ``me.seat`` sees it: everything the table
+    shows, computed, so the templates only lay it out."""
+
+    players: int
+    phase: str
+    names: tuple[str, ...]
+    """Every seat's name as the viewer calls it, by seat number."""
+    others: tuple[SeatView, ...]
+    """The other seats, in play order from the viewer's left."""
+    me: SeatView
+    hand: tuple[HandCard, ...]
+    hand_mode: str
+    """"pass" (choose three), "play" (the legal cards can be played) or "wait"."""
+    trick: TrickView
+    status: str
+    shuffling: bool
+    frame: bool
+    """A moment of the playback (nothing on it can be clicked)."""
+    my_turn: bool
+    round_number: int
+    hearts_broken: bool
+    pass_hint: bool
+    """The passing direction is shown in the middle of the table."""
+    pass_arrow: str
+    pass_text: str
+    result: RoundResult | None
+    moon_value: int | None
+    """The points of the moon the viewer shot, when they must choose how it scores."""
+    strip: PassStrip | None
+    in_progress: bool
+    last_say: str
+    score_say: str
+    hand_say: str
+    received_from: str
+
+    @property
+    def hand_columns(self) -> int:
+        return max(len(self.hand) - 1, 0)
+
+
+def build_table(view: PlayerView, *, shown: Shown | None = None, frame: bool = False,
+                shuffling: bool = False) -> Table:
+    """The table for the person whose view this is (``view.seat``), at one moment."""
+    n, me = view.players, view.seat
+    names = seat_names(n, me)
     turn_seat = view.turn if view.phase is Phase.PLAY else view.pending_shooter
     # once a hand is scored its points are in the totals: "+26" beside them would count them twice
     scored = view.phase in (Phase.ROUND_OVER, Phase.GAME_OVER)
-    plates = []
-    for s in range(1, n):
-        x, y = _seat_xy(s, n, 39, 39)
-        plates.append(SeatPlate(s, names[s], view.hand_sizes[s], view.totals[s],
-                                0 if scored else view.taken_points[s],
-                                x, y, turn_seat == s and shown is None, view.dealer == s))
-    hand = [] if shuffling else hand_cards(view)
-    return {
-        "v": view,
-        "names": names,
-        "plates": plates,
-        "hand": hand,
-        "hand_columns": max(len(hand) - 1, 0),
-        "trick": [] if shuffling else trick_cards(view, shown),
-        "trick_done": shown is not None,
-        "status": _("Shuffling the deck…") if shuffling else status_text(view, names) if shown is None else "",
-        "shuffling": shuffling,
-        "frame": frame,
-        "phase": view.phase.value,
-        "my_turn": view.my_turn and not frame,
-        "person_total": view.totals[PERSON],
-        "person_taken": 0 if scored else view.taken_points[PERSON],
-        "person_turn": turn_seat == PERSON and shown is None,
-        "last_round": None if frame else round_result(view, names),
-        "strip": None if shuffling else pass_strip(view, names),
-        "in_progress": in_progress(view),
-        "last_say": last_trick_text(view, names),
-        "score_say": _("Scores: %(scores)s.", scores=join_list(
+
+    def seat_view(s: int) -> SeatView:
+        x, y = _seat_xy(s, n, me, 39, 39)
+        return SeatView(s, names[s], view.hand_sizes[s], view.totals[s], 0 if scored else view.taken_points[s],
+                        x, y, turn_seat == s and shown is None, view.dealer == s, s == me)
+
+    my_turn = view.my_turn and not frame
+    mode = "pass" if my_turn and view.phase is Phase.PASS else "play" if my_turn and view.phase is Phase.PLAY \
+        else "wait"
+    hand = () if shuffling else tuple(hand_cards(view))
+    return Table(
+        players=n, phase=view.phase.value, names=names,
+        others=tuple(seat_view((me + i) % n) for i in range(1, n)), me=seat_view(me),
+        hand=hand, hand_mode=mode,
+        trick=TrickView((), False) if shuffling else trick_view(view, shown, names),
+        status=_("Shuffling the deck…") if shuffling else status_text(view, names) if shown is None else "",
+        shuffling=shuffling, frame=frame, my_turn=my_turn, round_number=view.round_index + 1,
+        hearts_broken=view.hearts_broken,
+        pass_hint=not frame and view.phase is Phase.PASS and not view.passes_chosen[me],
+        pass_arrow=view.pass_direction.value.replace(" ", "-"),
+        pass_text=_(PASS_TEXT[view.pass_direction]) if view.pass_direction in PASS_TEXT else "",
+        result=None if frame else round_result(view, names),
+        moon_value=view.moon_value if view.phase is Phase.MOON_CHOICE and view.pending_shooter == me else None,
+        strip=None if shuffling else pass_strip(view, names),
+        in_progress=in_progress(view),
+        last_say=last_trick_text(view, names),
+        score_say=_("Scores: %(scores)s.", scores=join_list(
             [_("%(player)s %(points)s", player=names[s], points=number(view.totals[s])) for s in range(n)])),
-        "round_number": view.round_index + 1,
-        "pass_text": _(PASS_TEXT[view.pass_direction]) if view.pass_direction in PASS_TEXT else "",
-        "hand_say": "" if shuffling or frame else hand_summary(view),
-        "received_from": names[view.received_from] if view.received_from is not None else None,
-        "winner_name": names[view.winner] if view.winner is not None else None,
-        "moon": view.moon_options() if view.phase is Phase.MOON_CHOICE and view.pending_shooter == PERSON else None,
-    }
+        hand_say="" if shuffling or frame else hand_summary(view),
+        received_from=names[view.received_from] if view.received_from is not None else "",
+    )
 
 
-def score_sheet(view: PlayerView) -> dict[str, Any]:
-    names = seat_names(view.players)
-    short = short_names(view.players)
-    return {"names": names, "short": short,
-            "rows": [list(p) for p in view.round_points], "totals": list(view.totals),
-            "shooters": list(view.shooters)}
+@dataclass(frozen=True)
+class SheetCell:
+    points: int
+    shot: bool
+    """This player shot the moon in this hand."""
 
 
-def trick_history(view: PlayerView) -> list[dict[str, Any]]:
-    names = seat_names(view.players)
-    short = short_names(view.players)
-    n = view.players
-    out = []
-    for t in view.tricks:
-        out.append({
-            "number": t.number + 1,
-            "leader": names[t.leader],
-            "compact": n >= 5,
-            "leader_short": short[t.leader],
-            "winner_short": short[t.winner] if t.winner is not None else None,
-            "cards": [{"face": CardFace.of(c), "seat": names[t.seat_of(i, n)], "winner": t.seat_of(i, n) == t.winner}
-                      for i, c in enumerate(t.cards)],
-            "winner": names[t.winner] if t.winner is not None else None,
-            "points": t.points,
-            "carried": len(t.carried),
-        })
-    return out
+@dataclass(frozen=True)
+class ScoreSheet:
+    """Every hand's points and the totals, a column per seat in seat order."""
+
+    names: tuple[str, ...]
+    short: tuple[str, ...]
+    rows: tuple[tuple[SheetCell, ...], ...]
+    totals: tuple[int, ...]
 
 
-def option_choices(rules: Rules, difficulty: str) -> dict[str, Any]:
-    """The new-game dialog's fields, set as the player's latest game was: a player who
-    likes six players and Omnibus should not have to choose them again every time."""
-    return {"difficulty": difficulty, "players": rules.players, "target_score": rules.target_score,
-            "max_rounds": rules.max_rounds or "",
-            "flags": {name: getattr(rules, name) for name in ("passing", *OPTION_FLAGS)}}
+def score_sheet(view: PlayerView | None) -> ScoreSheet:
+    """The sheet for the viewer; with no game yet, an empty one for the standard table."""
+    if view is None:
+        return ScoreSheet(seat_names(4), seat_names(4), (), (0, 0, 0, 0))
+    n, me = view.players, view.seat
+    rows = tuple(tuple(SheetCell(p, shooter == s) for s, p in enumerate(points))
+                 for points, shooter in zip(view.round_points, view.shooters, strict=True))
+    return ScoreSheet(seat_names(n, me), short_names(n, me), rows, tuple(view.totals))
 
 
-OPTION_FLAGS = ("omnibus", "spot_hearts", "queen_breaks_hearts", "no_breaking", "points_on_first_trick",
-                "shooters_choice", "cancellation", "last_hand_breaks_ties")
+@dataclass(frozen=True)
+class TrickPlay:
+    """A card in the list of finished tricks: who played it, and whether it took the trick."""
+
+    face: CardFace
+    seat: str
+    winner: bool
+
+
+@dataclass(frozen=True)
+class TrickLine:
+    """One finished trick of this hand in the list beside the table."""
+
+    number: int
+    leader: str
+    compact: bool
+    """At a table of 5 or 6 the seats are compass letters, so a trick fits on one line."""
+    leader_short: str
+    winner_short: str | None
+    cards: tuple[TrickPlay, ...]
+    winner: str | None
+    points: int
+    carried: int
+
+
+def trick_history(view: PlayerView) -> list[TrickLine]:
+    n, me = view.players, view.seat
+    names, short = seat_names(n, me), short_names(n, me)
+    return [TrickLine(
+        number=t.number + 1, leader=names[t.leader], compact=n >= 5, leader_short=short[t.leader],
+        winner_short=short[t.winner] if t.winner is not None else None,
+        cards=tuple(TrickPlay(CardFace.of(c), names[t.seat_of(i, n)], t.seat_of(i, n) == t.winner)
+                    for i, c in enumerate(t.cards)),
+        winner=names[t.winner] if t.winner is not None else None, points=t.points, carried=len(t.carried))
+        for t in view.tricks]
+
+
+@dataclass(frozen=True)
+class PlaybackFrame:
+    """A moment of the playback as the page shows it: the table at that moment, and which of
+    its parts differ from the moment shown before it (for the first moment, from the final
+    table, which the page copies to play the moments on)."""
+
+    table: Table
+    say: str
+    pause: str
+    backs: tuple[SeatView, ...] = ()
+    """The seats whose backs of cards change."""
+    plates: tuple[SeatView, ...] = ()
+    """The seats whose plate changes (name, cards, score, whose turn)."""
+    center: bool = True
+    """The trick in the middle (cards, caption, deck, passing hint) is drawn again…"""
+    added: tuple[TrickCard, ...] = ()
+    """… or only these cards are added to the trick (``center`` is then False)."""
+    status: bool = True
+    info: bool = True
+    """The hand's number and whether hearts are broken."""
+    hand: bool = True
+    """The person's cards (always shown waiting while the playback runs)."""
+    strip: bool = True
+    felt: bool = True
+    """What the reading keys say (L, S) and the phase."""
+
+
+def _same_card(a: TrickCard, b: TrickCard) -> bool:
+    # the same card at the same place; whether it won shows from its center, not from the card
+    return (a.seat, a.face, a.x, a.y, a.order, a.say) == (b.seat, b.face, b.x, b.y, b.order, b.say)
+
+
+def _plate(s: SeatView) -> tuple[object, ...]:
+    return s.name, s.cards, s.total, s.taken, s.turn
+
+
+def _hand_shown(t: Table) -> tuple[tuple[str, bool], ...]:
+    # while the playback runs the hand waits: which cards are legal does not show
+    return tuple((h.face.code, h.received) for h in t.hand)
+
+
+def changes(before: Table, table: Table, say: str, pause: str) -> PlaybackFrame:
+    """The moment ``table`` as the parts that differ from ``before``, the table shown until then."""
+    seats = {s.seat: s for s in (*before.others, before.me)}
+    old, new = before.trick, table.trick
+    same_center = (old, before.shuffling, before.pass_hint) == (new, table.shuffling, table.pass_hint)
+    # a card played to the trick under way, or the card that ends it: only the card is sent
+    # (a finished trick's winner is marked by the center, so the cards before stay as they are)
+    grows = (not same_center and not old.done and not before.shuffling and not table.shuffling
+             and before.pass_hint == table.pass_hint and len(new.cards) > len(old.cards)
+             and all(_same_card(a, b) for a, b in zip(old.cards, new.cards, strict=False)))
+    return PlaybackFrame(
+        table, say, pause,
+        backs=tuple(s for s in table.others if min(s.cards, 6) != min(seats[s.seat].cards, 6)),
+        plates=tuple(s for s in (*table.others, table.me) if _plate(seats[s.seat]) != _plate(s)),
+        center=not same_center and not grows, added=new.cards[len(old.cards):] if grows else (),
+        status=(before.status, before.my_turn) != (table.status, table.my_turn),
+        info=(before.round_number, before.hearts_broken) != (table.round_number, table.hearts_broken),
+        hand=_hand_shown(before) != _hand_shown(table),
+        strip=before.strip != table.strip,
+        felt=(before.phase, before.last_say, before.score_say) != (table.phase, table.last_say, table.score_say),
+    )
+
+
+@dataclass(frozen=True)
+class Page:
+    """The game screen for the person at ``viewer``: the table now, the moments that led to
+    it since the person's action, the side panels and what is said at the end."""
+
+    viewer: int
+    table: Table
+    frames: tuple[PlaybackFrame, ...]
+    base: str
+    """The table the first moment changes: "previous" (the one the person acted on, still on
+    their screen) or "final" (a new deal: the page copies the final table)."""
+    sheet: ScoreSheet
+    tricks: list[TrickLine]
+    say: str
+    celebrate: bool
+
+
+def build_page(view: PlayerView, steps: list[Step] | None = None, dealt: bool = False,
+               before: PlayerView | None = None) -> Page:
+    """Everything the game screen shows after ``steps`` (an action's moves; none: the table
+    as it is), for the person whose view this is; ``before``: what they saw when they acted."""
+    steps = steps or []
+    names = seat_names(view.players, view.seat)
+    final = build_table(view)
+    # the page plays the moments on the table the person acted on, with the final hand (the
+    # cards they hold do not change while the computer players move)
+    shown = final if before is None else replace(build_table(before), hand=final.hand)
+    moments = []
+    for f in frames(steps, names, view, dealt=dealt):
+        table = build_table(f.view, shown=f.shown, frame=True, shuffling=f.shuffling)
+        moments.append(changes(shown, table, f.say, f.pause))
+        shown = table
+    return Page(viewer=view.seat, table=final, frames=tuple(moments), base="final" if before is None else "previous",
+                sheet=score_sheet(view),
+                tricks=trick_history(view), say=final_announcement(steps, view, names),
+                celebrate=celebrating(steps))
 
 
 def celebrating(steps: list[Step]) -> bool:
@@ -535,20 +773,7 @@ def celebrating(steps: list[Step]) -> bool:
 
 def rules_lines(rules: Rules) -> list[str]:
     """What this game's rules are, in the current language (as ``Rules.describe`` in English)."""
-    out = [ngettext("%(num)s player", "%(num)s players", rules.players),
-           ngettext("to %(num)s point", "to %(num)s points", rules.target_score)]
-    if rules.max_rounds:
-        out.append(ngettext("at most %(num)s hand", "at most %(num)s hands", rules.max_rounds))
-    if not rules.passing:
-        out.append(_("no passing"))
-    labels = {
-        "omnibus": N_("J♦ −10"), "spot_hearts": N_("spot hearts"), "queen_breaks_hearts": N_("Q♠ breaks hearts"),
-        "no_breaking": N_("no breaking"), "points_on_first_trick": N_("points on the first trick"),
-        "shooters_choice": N_("shooter’s choice"), "cancellation": N_("Cancellation (two decks)"),
-        "last_hand_breaks_ties": N_("ties broken by the last hand"),
-    }
-    out.extend(_(text) for name, text in labels.items() if getattr(rules, name))
-    return out
+    return options.rules_lines(rules)
 
 
 ERROR_TEXTS = {

@@ -67,7 +67,7 @@ def clean(engine: Engine, days: float, now: datetime | None = None, dry_run: boo
             with writing(session):
                 ids = _ids(session, select(GameRecord.id).where(*stale_game).limit(BATCH))  # type: ignore[call-overload]
                 if ids and not dry_run:
-                    session.exec(delete(GameRecord).where(col(GameRecord.id).in_(ids)))  # type: ignore[call-overload]
+                    session.exec(delete(GameRecord).where(col(GameRecord.id).in_(ids)))
                 session.commit()
             removed.games += len(ids)
             if not ids or dry_run:
@@ -79,10 +79,10 @@ def clean(engine: Engine, days: float, now: datetime | None = None, dry_run: boo
                 ids = _ids(session, idle.limit(BATCH))
                 if ids and not dry_run:
                     # records and games first: they name the player
-                    r = session.exec(delete(Record).where(col(Record.player_id).in_(ids)))  # type: ignore[call-overload]
+                    r = session.exec(delete(Record).where(col(Record.player_id).in_(ids)))
                     removed.records += int(r.rowcount or 0)
-                    session.exec(delete(GameRecord).where(col(GameRecord.player_id).in_(ids)))  # type: ignore[call-overload]
-                    session.exec(delete(Player).where(col(Player.id).in_(ids)))  # type: ignore[call-overload]
+                    session.exec(delete(GameRecord).where(col(GameRecord.player_id).in_(ids)))
+                    session.exec(delete(Player).where(col(Player.id).in_(ids)))
                 session.commit()
             removed.players += len(ids)
             if not ids or dry_run:

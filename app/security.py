@@ -43,11 +43,11 @@ from typing import Any
 from urllib.parse import urlsplit, urlunsplit
 
 from fastapi import Request
-from fastapi.exception_handlers import http_exception_handler
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from itsdangerous import BadData, SignatureExpired, URLSafeSerializer, URLSafeTimedSerializer
-from starlette.exceptions import HTTPException as StarletteHTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from .errors import CsrfError, error_page
 
 CSRF_HEADER = "X-CSRF-Token"
 PLAYER_HEADER = "X-Player-Token"
@@ -134,10 +134,6 @@ def token_is_old(identity: Identity, max_age: float, now: float | None = None) -
     return identity.issued is None or now - identity.issued > max_age / 2
 
 
-class CsrfError(Exception):
-    """A state-changing request as an existing player without that player's token."""
-
-
 def content_security_policy(path: str) -> str:
     # the API docs page runs the vendored Swagger UI from /static like every other script
     ancestors = "*" if EMBED_PATH.match(path) else "'none'"
@@ -186,12 +182,8 @@ class SecurityMiddleware:
             if message["type"] == "http.response.start":
                 drop = (b"content-security-policy", b"x-frame-options")
                 headers = [(k, v) for k, v in message.get("headers", ()) if k.lower() not in drop]
-                framable = EMBED_PATH.match(path) is not None or bool(state.get("framable"))
-                policy = content_security_policy(path)
-                if state.get("framable") and not EMBED_PATH.match(path):
-                    policy = policy.replace("frame-ancestors 'none'", "frame-ancestors *")
-                headers.append((b"content-security-policy", policy.encode()))
-                if not framable:
+                headers.append((b"content-security-policy", content_security_policy(path).encode()))
+                if EMBED_PATH.match(path) is None:
                     headers.append((b"x-frame-options", b"DENY"))
                 headers.append((b"x-content-type-options", b"nosniff"))
                 headers.append((b"referrer-policy", b"same-origin"))
@@ -299,12 +291,7 @@ def _plain(status: int, message: str, scope: Scope) -> Response:
     if _wants_json(scope):
         key = {403: "forbidden", 413: "too_large"}.get(status, "bad_request")
         return JSONResponse({"error": key, "detail": message}, status_code=status)
-    return HTMLResponse(_error_page(message), status_code=status)
-
-
-def _error_page(message: str) -> str:
-    return ("<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Hearts</title></head>"
-            f"<body><p>{message}</p><p><a href=\"/\">Back to the game</a></p></body></html>")
+    return HTMLResponse(error_page(message), status_code=status)
 
 
 # ---- CSRF: a dependency on every router, checked before any other work ----------------------
@@ -330,25 +317,3 @@ async def require_csrf(request: Request) -> None:
         given = value if isinstance(value, str) else None
     if not tokens_match(expected, given):
         raise CsrfError("This page is out of date or the request did not come from it; reload the page and try again.")
-
-
-async def csrf_failed(request: Request, exc: Exception) -> Response:
-    message = str(exc)
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": "csrf", "detail": message}, status_code=403)
-    if request.headers.get("HX-Request") == "true":
-        # the page holds a token for another player (the cookie changed in another tab):
-        # load the page again, which brings the right token
-        return Response(status_code=403, headers={"HX-Refresh": "true"})
-    return HTMLResponse(_error_page(message), status_code=403)
-
-
-
-async def http_error(request: Request, exc: Exception) -> Response:
-    """Starlette's own errors (a body that is not JSON, an unknown route) in the API's shape."""
-    assert isinstance(exc, StarletteHTTPException)
-    if not request.url.path.startswith("/api/"):
-        return await http_exception_handler(request, exc)
-    key = {400: "bad_request", 404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "error")
-    return JSONResponse({"error": key, "detail": str(exc.detail)}, status_code=exc.status_code,
-                        headers=getattr(exc, "headers", None))

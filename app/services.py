@@ -30,39 +30,32 @@ from engine.moves import MoonMove, Move, NextRound, PassMove, PlayMove, parse_mo
 from engine.referee import computer_turns
 
 from . import limits
+from .config import Settings
 from .db import writing
+from .errors import BadChoiceError, GameClosedError, GameNotFoundError, StaleGameError, StaleStateError
 from .models import DIFFICULTIES, GameRecord, Player, Record, utcnow
-from .thinking import POOLED
+from .thinking import POOLED, Thinker
 
 log = logging.getLogger(__name__)
 
-PERSON = 0
-"""The person always sits in seat 0 (South); seats 1.. are computer players."""
-PEOPLE = frozenset({PERSON})
+SOLO_SEAT = 0
+"""Where a person sits when nothing else is said: seat 0, the first in play order.  A game's
+own seat is in its record (:attr:`GameRecord.seat`), and every service takes it from there."""
 
 
-class GameNotFoundError(LookupError):
-    """No such game for this player (another player's game is not found either)."""
+@dataclass(frozen=True)
+class Context:
+    """What an action runs with besides the database: the client and settings its rate
+    limits count against (None: no limits), and the worker pool for Hard's searches
+    (None: think here).  Requests get theirs from :func:`app.deps.get_context`."""
+
+    client: str | None = None
+    settings: Settings | None = None
+    thinker: Thinker | None = None
 
 
-class StaleStateError(Exception):
-    """The action was made against an older version of the game (a repeated or late click)."""
-
-    def __init__(self, expected: int, got: int) -> None:
-        super().__init__(f"the game has moved on (it is at move {expected}, the request was made at move {got}); "
-                         "reload the game and try again")
-        self.expected = expected
-        self.got = got
-
-
-class GameClosedError(StaleStateError):
-    """The game is finished or was abandoned: it is kept as it is and takes no more moves."""
-
-    def __init__(self, status: str) -> None:
-        Exception.__init__(self, "this game is over; start a new one" if status == "finished"
-                           else "this game was abandoned when a new one was dealt; it takes no more moves")
-        self.status = status
-        self.expected = self.got = -1
+HERE = Context()
+"""No limits, no pool: tests and tools."""
 
 
 @dataclass(frozen=True)
@@ -79,10 +72,18 @@ class Outcome:
     record: GameRecord
     game: Game
     steps: list[Step] = field(default_factory=list)
+    before: PlayerView | None = None
+    """What the person saw when they acted (None for a new deal): the page shows the action's
+    moments as changes to that table."""
+
+    @property
+    def seat(self) -> int:
+        """The seat of the person the outcome is for (the game's owner)."""
+        return self.record.seat
 
     @property
     def view(self) -> PlayerView:
-        return PlayerView.of(self.game, PERSON)
+        return PlayerView.of(self.game, self.seat)
 
     @property
     def events(self) -> list[ev.Event]:
@@ -114,7 +115,7 @@ def _insert_ignore(session: Session) -> Any:
     return sqlite.insert(Player).on_conflict_do_nothing()
 
 
-def ensure_player(session: Session, player: Player) -> Player:
+def ensure_player(session: Session, player: Player, ctx: Context = HERE) -> Player:
     """The stored row of ``player``, written now if this is the first thing worth keeping
     that the player does (a game, a preference): a visitor who only looks costs nothing.
 
@@ -122,13 +123,11 @@ def ensure_player(session: Session, player: Player) -> Player:
     same new player (two tabs) both end up with the one row: the insert ignores a conflict."""
     if is_stored(player):
         return player
-    settings = session.info.get("settings")
-    client = session.info.get("client")
-    if settings is not None and client is not None:
-        limits.take(session, "player", client, settings.players_per_hour / 3600, settings.players_burst)
+    if ctx.settings is not None and ctx.client is not None:
+        limits.take(session, "player", ctx.client, ctx.settings.players_per_hour / 3600, ctx.settings.players_burst)
     values = {"id": player.id, "created_at": utcnow(), "fast_play": player.fast_play, "difficulty": player.difficulty}
     with writing(session):
-        session.exec(_insert_ignore(session).values(**values))  # type: ignore[call-overload]
+        session.exec(_insert_ignore(session).values(**values))
         session.commit()
     stored = session.get(Player, player.id)
     assert stored is not None
@@ -136,10 +135,10 @@ def ensure_player(session: Session, player: Player) -> Player:
 
 
 def set_preferences(session: Session, player: Player, *, fast_play: bool | None = None,
-                    difficulty: str | None = None) -> Player:
+                    difficulty: str | None = None, ctx: Context = HERE) -> Player:
     if difficulty is not None and difficulty not in DIFFICULTIES:
-        raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
-    stored = ensure_player(session, player)
+        raise BadChoiceError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
+    stored = ensure_player(session, player, ctx)
     for target in {id(player): player, id(stored): stored}.values():
         if fast_play is not None:
             target.fast_play = fast_play
@@ -178,8 +177,8 @@ def _record_row(session: Session, rec: GameRecord) -> Record:
 def _count_finished(session: Session, rec: GameRecord, game: Game) -> None:
     row = _record_row(session, rec)
     row.played += 1
-    row.won += game.winner == PERSON
-    final = game.totals[PERSON]
+    row.won += game.winner == rec.seat
+    final = game.totals[rec.seat]
     row.best_score = final if row.best_score is None else min(row.best_score, final)
     session.add(row)
 
@@ -190,11 +189,11 @@ def _count_moons(session: Session, rec: GameRecord, moons: int) -> None:
     session.add(row)
 
 
-def person_moons(game: Game) -> int:
-    """How many times the person has shot the moon in this game so far (a moon is decided
-    when the last trick of its hand is taken, before any shooter's choice)."""
-    shot = sum(1 for s in game.shooters if s == PERSON)
-    return shot + (game.phase is Phase.MOON_CHOICE and game.pending_shooter == PERSON)
+def person_moons(game: Game, seat: int) -> int:
+    """How many times the person at ``seat`` has shot the moon in this game so far (a moon
+    is decided when the last trick of its hand is taken, before any shooter's choice)."""
+    shot = sum(1 for s in game.shooters if s == seat)
+    return shot + (game.phase is Phase.MOON_CHOICE and game.pending_shooter == seat)
 
 
 # ---- games ------------------------------------------------------------------------------
@@ -263,17 +262,9 @@ def find_game(session: Session, player: Player, game_id: str | None) -> GameReco
     return rec
 
 
-class StaleGameError(StaleStateError):
-    """A new game was asked for from a table that is no longer the player's current one
-    (a double click on "New game", or another tab has dealt since)."""
-
-    def __init__(self) -> None:
-        Exception.__init__(self, "a new game has already been dealt; here it is")
-        self.expected = self.got = -1
-
-
 def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
-               seed: int | str | None = None, replaces: str | None = None, practice: bool | None = None) -> Outcome:
+               seed: int | str | None = None, replaces: str | None = None, practice: bool | None = None,
+               seat: int = SOLO_SEAT, ctx: Context = HERE) -> Outcome:
     """Abandon the player's game in progress, deal a new one and let the computer players act.
 
     Only the server deals games that count toward records.  A game dealt from a ``seed``
@@ -283,25 +274,28 @@ def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
 
     ``replaces``, when given, is the id of the game the request was made from ("" for none):
     if the player's current game is another one by the time the deal is stored, nothing is
-    stored and :class:`StaleGameError` is raised, so a repeated "New game" deals once."""
+    stored and :class:`StaleGameError` is raised, so a repeated "New game" deals once.
+
+    ``seat``: where the person sits (the computer players take the others)."""
     if difficulty not in DIFFICULTIES:
-        raise ValueError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
+        raise BadChoiceError(f"difficulty must be one of {', '.join(DIFFICULTIES)}, not {difficulty!r}")
+    if type(seat) is not int or not 0 <= seat < rules.players:
+        raise BadChoiceError(f"the person's seat must be a whole number from 0 to {rules.players - 1}, not {seat!r}")
     game = Game(rules, seed=seed)
-    player = ensure_player(session, player)
-    settings = session.info.get("settings")
-    client = session.info.get("client")
-    if settings is not None and client is not None:
-        limits.take(session, "game", client, settings.games_per_minute / 60, settings.games_burst)
+    player = ensure_player(session, player, ctx)
+    if ctx.settings is not None and ctx.client is not None:
+        limits.take(session, "game", ctx.client, ctx.settings.games_per_minute / 60, ctx.settings.games_burst)
     _end_transaction(session)
     # the computer players' passes are computed before the transaction that stores them,
     # so a slow search never holds the database's write lock
-    steps = _bots(session, game, difficulty)
+    steps = _bots(ctx.thinker, game, difficulty, seat)
     rec = GameRecord(id=new_id(), player_id=player.id, difficulty=difficulty, record=dumps(game),
-                     version=game.move_count, practice=seed is not None if practice is None else practice)
+                     version=game.move_count, seat=seat,
+                     practice=seed is not None if practice is None else practice)
     with writing(session):
         if replaces is not None:
             _claim_table(session, player, replaces)
-        session.exec(update(GameRecord)  # type: ignore[call-overload]
+        session.exec(update(GameRecord)
                      .where(col(GameRecord.player_id) == player.id, col(GameRecord.status) == "active")
                      .values(status="abandoned", updated_at=utcnow()))
         player.difficulty = difficulty
@@ -324,7 +318,7 @@ def _claim_table(session: Session, player: Player, replaces: str) -> None:
         still = latest.scalar_subquery() == replaces
     else:
         still = ~exists().where(*live)
-    result = session.exec(update(Player).where(col(Player.id) == player.id, still)  # type: ignore[call-overload]
+    result = session.exec(update(Player).where(col(Player.id) == player.id, still)
                           .values(difficulty=player.difficulty))
     if result.rowcount != 1:
         session.rollback()
@@ -332,21 +326,26 @@ def _claim_table(session: Session, player: Player, replaces: str) -> None:
 
 
 def _act(session: Session, player: Player, game_id: str | None, version: int,
-         move: Callable[[Game], Move]) -> Outcome:
+         move: Callable[[int], Move], ctx: Context) -> Outcome:
+    """Apply the person's ``move`` (made for their seat in the game) and the computer
+    players' answers, and store them."""
     rec = find_game(session, player, game_id)
     if rec.status != "active":
         raise GameClosedError(rec.status)
     if version != rec.version:
         raise StaleStateError(rec.version, version)
     game = load_game(rec)
-    m = move(game)
+    before = PlayerView.of(game, rec.seat)
+    m = move(rec.seat)
     events = game.apply(m)
-    steps = [Step(m, tuple(events), PlayerView.of(game, PERSON))]
+    steps = [Step(m, tuple(events), PlayerView.of(game, rec.seat))]
     # no transaction stays open while the computer players think; _store applies the
     # result only if the game is still at the version read above
     _end_transaction(session)
-    steps += _bots(session, game, rec.difficulty)
-    return _store(session, rec, game, steps)
+    steps += _bots(ctx.thinker, game, rec.difficulty, rec.seat)
+    outcome = _store(session, rec, game, steps)
+    outcome.before = before
+    return outcome
 
 
 def _end_transaction(session: Session) -> None:
@@ -370,7 +369,7 @@ played on back from "abandoned"."""
 def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step]) -> Outcome:
     old = rec.version
     finished = game.is_over
-    moons = person_moons(game)
+    moons = person_moons(game, rec.seat)
     values = {"record": dumps(game), "version": game.move_count, "updated_at": utcnow(),
               "status": "finished" if finished else "active", "moons_counted": moons}
     with writing(session):
@@ -401,49 +400,55 @@ def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step]) -> 
 
 
 def pass_cards(session: Session, player: Player, game_id: str | None, version: int,
-               cards: list[str] | str) -> Outcome:
+               cards: list[str] | str, ctx: Context = HERE) -> Outcome:
     try:
         chosen = CardSet(cards)
     except ValueError as exc:
         raise IllegalMoveError(f"pass exactly 3 cards you hold ({exc})", "pass_cards") from None
-    return _act(session, player, game_id, version, lambda g: PassMove(PERSON, chosen))
+    return _act(session, player, game_id, version, lambda seat: PassMove(seat, chosen), ctx)
 
 
-def play_card(session: Session, player: Player, game_id: str | None, version: int, card: str) -> Outcome:
+def play_card(session: Session, player: Player, game_id: str | None, version: int, card: str,
+              ctx: Context = HERE) -> Outcome:
     try:
         chosen = Card(card)
     except ValueError as exc:
         raise IllegalMoveError(str(exc), "not_a_card") from None
-    return _act(session, player, game_id, version, lambda g: PlayMove(PERSON, chosen))
+    return _act(session, player, game_id, version, lambda seat: PlayMove(seat, chosen), ctx)
 
 
-def choose_moon(session: Session, player: Player, game_id: str | None, version: int, subtract: bool) -> Outcome:
-    return _act(session, player, game_id, version, lambda g: MoonMove(PERSON, subtract))
+def choose_moon(session: Session, player: Player, game_id: str | None, version: int, subtract: bool,
+                ctx: Context = HERE) -> Outcome:
+    return _act(session, player, game_id, version, lambda seat: MoonMove(seat, subtract), ctx)
 
 
-def next_round(session: Session, player: Player, game_id: str | None, version: int) -> Outcome:
-    return _act(session, player, game_id, version, lambda g: NextRound())
+def next_round(session: Session, player: Player, game_id: str | None, version: int,
+               ctx: Context = HERE) -> Outcome:
+    return _act(session, player, game_id, version, lambda seat: NextRound(), ctx)
 
 
 # ---- computer players -------------------------------------------------------------------
 
-def _bots(session: Session, game: Game, difficulty: str) -> list[Step]:
-    """The computer players' turns: Hard's in the app's worker pool when there is one
-    (:mod:`app.thinking`), else here."""
-    thinker = session.info.get("thinker")
+def _bots(thinker: Thinker | None, game: Game, difficulty: str, seat: int) -> list[Step]:
+    """The computer players' turns until the person at ``seat`` must act: Hard's in the
+    app's worker pool when there is one (:mod:`app.thinking`), else here."""
+    people = frozenset({seat})
     if thinker is None or not thinker.workers or difficulty not in POOLED:
-        return run_bots(game, difficulty)
-    codes = thinker.moves(dumps(game), difficulty)
+        return run_bots(game, difficulty, seat, people)
+    codes = thinker.moves(dumps(game), difficulty, people)
     if codes is None:
-        return run_bots(game, "medium")
+        return run_bots(game, "medium", seat, people)
     steps = []
     for code in codes:
         m = parse_move(code)
-        steps.append(Step(m, tuple(game.apply(m)), PlayerView.of(game, PERSON)))
+        steps.append(Step(m, tuple(game.apply(m)), PlayerView.of(game, seat)))
     return steps
 
 
-def run_bots(game: Game, difficulty: str, people: AbstractSet[int] = PEOPLE) -> list[Step]:
-    """Let the computer players act until a person must act or the round is over."""
-    return [Step(step.move, step.events, PlayerView.of(game, PERSON))
-            for step in computer_turns(game, get_bot(difficulty), people)]
+def run_bots(game: Game, difficulty: str, viewer: int = SOLO_SEAT,
+             people: AbstractSet[int] | None = None) -> list[Step]:
+    """Let the computer players act until one of the ``people`` (by default the
+    ``viewer`` alone) must act or the round is over; each step as ``viewer`` sees it."""
+    seats = frozenset({viewer}) if people is None else people
+    return [Step(step.move, step.events, PlayerView.of(game, viewer))
+            for step in computer_turns(game, get_bot(difficulty), seats)]

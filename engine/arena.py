@@ -30,7 +30,7 @@ from .bots.shooter import ShooterBot
 from .cards import LOW, QUEEN_OF_SPADES, SUIT_MASK, iter_cards
 from .moves import Move, PlayMove
 from .referee import Player, computer_turns
-from .rules import PRESETS, Rules
+from .rules import PRESETS, Rules, RulesError, rule_options
 from .state import Game
 from .values import Phase
 from .view import PlayerView
@@ -62,7 +62,7 @@ class IsmctsPlayer:
     def decide(self, view: PlayerView, rng: random.Random) -> Move:
         if view.phase is not Phase.PLAY:
             return self.medium.decide(view, rng)
-        import pyspiel  # type: ignore[import-not-found]
+        import pyspiel
 
         game = self.game
         seat = view.seat
@@ -116,7 +116,7 @@ _CONFIG: dict[str, Any] = {}
 def _warmed_up_game(rules: Rules, seed: int, k: int) -> Game:
     """Deal ``k``: a game whose next round to play is round ``k mod cycle``."""
     cycle = len({rules.pass_direction(i) for i in range(6)}) if rules.passing else 1
-    warm = k % cycle
+    warm = k % min(cycle, rules.max_rounds or cycle)  # a round the game reaches
     attempt = 0
     while True:
         game = Game(rules, seed=f"{seed}:{k}:{attempt}" if attempt else f"{seed}:{k}")
@@ -339,24 +339,26 @@ def format_table(summary: dict[str, Any]) -> str:
 # ---- command line --------------------------------------------------------------------------------
 
 
-def build_rules(args: argparse.Namespace) -> Rules:
-    rules = PRESETS[args.preset]
-    changes: dict[str, Any] = {}
-    if args.players is not None:
-        changes["players"] = args.players
-    for flag in ("omnibus", "spot_hearts", "queen_breaks_hearts", "no_breaking", "points_on_first_trick",
-                 "shooters_choice", "cancellation"):
-        if getattr(args, flag):
-            changes[flag] = True
-    if args.no_passing:
-        changes["passing"] = False
-    if args.target is not None:
-        changes["target_score"] = args.target
-    changes["max_rounds"] = None
-    return rules.replace(**changes)
+def add_rule_flags(p: argparse.ArgumentParser, rules: type[Rules] = Rules) -> None:
+    """A flag per option of ``rules`` (:func:`engine.rules.rule_options`), each changing the preset."""
+    group = p.add_argument_group("rules", "each changes the --preset's rules")
+    for o in rule_options(rules):
+        flag = "--" + o.name.replace("_", "-")
+        if o.kind is bool:
+            group.add_argument(flag, action=argparse.BooleanOptionalAction, help=o.about.help)
+        else:
+            group.add_argument(flag, type=int, choices=o.about.values or None, metavar="N",
+                               help=f"{o.about.help} ({o.minimum}..{o.maximum})")
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def build_rules(args: argparse.Namespace, rules: type[Rules] = Rules) -> Rules:
+    """The preset with the options the flags set."""
+    base = PRESETS[args.preset]
+    changes = {o.name: getattr(args, o.name) for o in rule_options(rules) if getattr(args, o.name) is not None}
+    return rules(**{**base.to_dict(), **changes})
+
+
+def parser(rules: type[Rules] = Rules) -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m engine.arena", description=__doc__.split("\n")[0])
     p.add_argument("--seats", default="hard,medium,medium,medium",
                    help=f"comma-separated seat types, one per player ({', '.join(SEAT_TYPES)})")
@@ -365,12 +367,6 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--json", action="store_true", help="print the result as one JSON object on the last line")
     p.add_argument("--preset", choices=sorted(PRESETS), default="standard")
-    p.add_argument("--players", type=int, choices=(3, 4, 5, 6))
-    p.add_argument("--target", type=int)
-    p.add_argument("--no-passing", action="store_true")
-    for flag in ("omnibus", "spot-hearts", "queen-breaks-hearts", "no-breaking", "points-on-first-trick",
-                 "shooters-choice", "cancellation"):
-        p.add_argument(f"--{flag}", action="store_true")
     p.add_argument("--hard-budget", type=int, help="Hard's simulated card plays per decision (hard and hard0)")
     p.add_argument("--ismcts-sims", type=int, default=1000)
     p.add_argument("--paired", metavar="TYPE",
@@ -380,6 +376,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     p.add_argument("--save", metavar="PATH",
                    help="also write every deal's rounds to PATH as it finishes (JSON lines), then the result")
     p.add_argument("--report", metavar="PATH", help="print the result of a run saved with --save (even unfinished)")
+    add_rule_flags(p, rules)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    p = parser()
     args = p.parse_args(argv)
     if args.report:
         try:
@@ -389,7 +391,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.json:
             print(json.dumps(summary))
         return 0
-    rules = build_rules(args)
+    try:
+        rules = build_rules(args)
+    except RulesError as exc:
+        p.error(str(exc))
     seats = [s.strip().lower() for s in args.seats.split(",")]
     if len(seats) != rules.players:
         p.error(f"{len(seats)} seat types for {rules.players} players")

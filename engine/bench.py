@@ -47,7 +47,7 @@ def playout_round(rng: random.Random, seed: int) -> None:
 
 def openspiel_runner() -> Callable[[random.Random, int], None] | None:
     try:
-        import pyspiel  # type: ignore[import-not-found]
+        import pyspiel
     except ImportError:
         return None
     game = pyspiel.load_game("hearts(qs_breaks_hearts=false)")

@@ -181,6 +181,11 @@ def add_card(mask: int, card: int) -> int:
     return mask | (bit << 52) if mask & bit else mask | bit
 
 
+def add_to(mask: int, card: int, double: bool) -> int:
+    """``mask`` with one more copy of ``card`` (a second copy only with two decks)."""
+    return add_card(mask, card) if double else mask | 1 << card
+
+
 def remove_card(mask: int, card: int) -> int:
     """Remove one copy of ``card``; the caller guarantees at least one is there."""
     hi = 1 << (card + 52)

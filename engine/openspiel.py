@@ -116,7 +116,7 @@ _LOADED: dict[str, Any] = {}
 
 def load_game(rules: Rules) -> Any:
     """OpenSpiel's game for ``rules`` (loaded once per option string)."""
-    import pyspiel  # type: ignore[import-not-found]
+    import pyspiel
 
     text = game_string(rules)
     if text not in _LOADED:

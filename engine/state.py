@@ -22,6 +22,7 @@ from .cards import (
     CardSet,
     Suit,
     add_card,
+    add_to,
     cards_of,
     iter_cards,
     multiset_add,
@@ -423,7 +424,7 @@ class Game:
             pts += self._points[c]
             if self._penalty >> c & 1:
                 pen += 1
-            taken = add_card(taken, c) if self._double else taken | 1 << c
+            taken = add_to(taken, c, self._double)
         self.taken[winner] = taken
         self.taken_points[winner] += pts
         self._taken_penalty[winner] += pen

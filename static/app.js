@@ -78,15 +78,72 @@
     return (pauses[speed] && pauses[speed][kind]) || 0;
   }
 
+  // The one place where the page needs script for what the server sends: the side panels'
+  // updates (score sheet, tricks, records) come with the answer as out-of-band swaps, held
+  // back in <template class="deferred"> until the playback has shown what led to them, then
+  // swapped by htmx as the template says (data-target, data-swap: a panel, or trick lines
+  // added to the list).  Applied at once they would tell a trick's winner before the table.
   function applyDeferred(table) {
     table.querySelectorAll("template.deferred").forEach((tpl) => {
-      const target = document.getElementById(tpl.dataset.target);
-      const fresh = tpl.content.firstElementChild;
-      if (target && fresh) {
-        target.replaceWith(fresh);
-        if (window.htmx) window.htmx.process(fresh);
+      const target = document.querySelector(tpl.dataset.target);
+      if (target && window.htmx) {
+        window.htmx.swap(target, tpl.content, { swapStyle: tpl.dataset.swap || "outerHTML", ignoreTitle: true });
       }
       tpl.remove();
+    });
+  }
+
+  // ---- the playback: the moments after an action, each sent as the parts it changes ----
+  // They are played on a copy of the table the person acted on (data-base "previous"), or of
+  // the final one for a new deal, that shows no result and no controls, its hand waiting, as
+  // the table looked while the computer players moved.
+  const FORM_ATTRIBUTES = ["action", "method", "hx-post", "hx-target", "hx-swap", "hx-sync", "hx-disabled-elt"];
+  function makePlayback(source, stage) {
+    const playback = document.createElement("div");
+    playback.className = "playback";
+    playback.setAttribute("aria-hidden", "true");
+    source.childNodes.forEach((node) => playback.appendChild(node.cloneNode(true)));
+    if (source !== stage) {
+      // the person's cards do not change while the others move: the final hand, waiting
+      const hand = playback.querySelector(".hand");
+      const fresh = stage.querySelector(".hand");
+      if (hand && fresh) hand.replaceWith(fresh.cloneNode(true));
+    }
+    playback.querySelectorAll(".result, .moon-party, .pass-bar, .veil, input[type=hidden]").forEach((el) => el.remove());
+    playback.querySelectorAll("[id]").forEach((el) => el.removeAttribute("id"));
+    playback.querySelectorAll(".hand-form").forEach((form) => {
+      form.dataset.mode = "wait";
+      FORM_ATTRIBUTES.forEach((name) => form.removeAttribute(name));
+    });
+    playback.querySelectorAll(".in-hand").forEach((card) => {
+      card.classList.remove("illegal");
+      card.classList.add("waiting");
+      card.type = "button";
+      card.disabled = true;
+      ["name", "value", "aria-pressed", "data-select"].forEach((name) => card.removeAttribute(name));
+    });
+    stage.after(playback);
+    return playback;
+  }
+
+  // a moment: each part it sends (data-part) takes the place of the one shown until then
+  function applyFrame(playback, content) {
+    const felt = playback.querySelector(".felt");
+    Array.from(content.children).forEach((part) => {
+      const key = part.dataset.part;
+      if (key === "felt") {
+        if (felt) ["phase", "sayLast", "sayScores"].forEach((name) => { felt.dataset[name] = part.dataset[name]; });
+        return;
+      }
+      const shown = playback.querySelector(`[data-part="${key}"]`);
+      if (!shown) return;
+      if (part.hasAttribute("data-add")) {
+        // cards played to the trick under way, added to it (with its end: data-done, the winner)
+        shown.append(...Array.from(part.children, (el) => el.cloneNode(true)));
+        ["done", "winner"].forEach((name) => { if (name in part.dataset) shown.dataset[name] = part.dataset[name]; });
+      } else {
+        shown.replaceWith(part.cloneNode(true));
+      }
     });
   }
 
@@ -113,7 +170,13 @@
   }
 
   function plateOf(felt, seat) {
-    return seat === 0 ? felt.querySelector(".seat.me .plate") : felt.querySelector(`.seat[data-seat="${seat}"] .plate`);
+    return felt.querySelector(`.seat[data-seat="${seat}"] .plate`);
+  }
+
+  // the seat of the person looking at this table (any seat can be theirs)
+  function mySeat(felt) {
+    const me = felt.querySelector(".seat.me");
+    return me ? Number(me.dataset.seat) : -1;
   }
 
   function trickKeys(felt) {
@@ -131,7 +194,7 @@
       if (before.includes(card.dataset.seat + ":" + card.dataset.card)) return;
       const seat = Number(card.dataset.seat);
       const plate = plateOf(felt, seat);
-      const from = seat === 0 && played && played.card === card.dataset.card ? played.point : plate && middle(plate);
+      const from = seat === mySeat(felt) && played && played.card === card.dataset.card ? played.point : plate && middle(plate);
       if (!from) return;
       const to = middle(card);
       const end = transformOf(card);
@@ -167,25 +230,27 @@
   async function play(table) {
     if (table.dataset.played === "1") return;
     table.dataset.played = "1";
-    const from = carried || { trick: [], played: null, dealt: false };
+    const from = carried || { trick: [], played: null, dealt: false, stage: null };
     carried = null;
     const error = table.querySelector("[data-alert]");
     if (error) {
       alertNow(error.textContent.trim());
       showBriefly(error.textContent.trim(), true);
     }
-    if (from.dealt) bringIntoView(table);
     const frames = Array.from(table.querySelectorAll(":scope > template.frame"));
     const stage = table.querySelector(":scope > .stage");
-    const playback = table.querySelector(":scope > .playback");
-    if (frames.length && stage && playback) {
+    const source = table.dataset.base === "previous" ? from.stage : stage;
+    // (with no table to start from, e.g. an answer that came in another way, the final one shows at once)
+    const playback = frames.length && stage && source ? makePlayback(source, stage) : null;
+    if (from.dealt) bringIntoView(table);
+    if (playback) {
       document.body.dataset.playing = "1";
       table.setAttribute("aria-busy", "true");
       let before = from.trick;
       let tapped = false;
       for (let i = 0; i < frames.length; i++) {
         if (!table.isConnected) return;
-        if (i > 0) playback.replaceChildren(frames[i].content.cloneNode(true));
+        applyFrame(playback, frames[i].content);
         const felt = playback.querySelector(".felt");
         slideIn(felt, before, from.played);
         before = trickKeys(felt);
@@ -206,6 +271,9 @@
       stage.hidden = false;
       table.classList.remove("is-playing");
       table.removeAttribute("aria-busy");
+    } else if (stage && stage.hidden) {
+      stage.hidden = false;
+      table.classList.remove("is-playing");
     }
     frames.forEach((f) => f.remove());
     applyDeferred(table);
@@ -424,7 +492,8 @@
 
   document.addEventListener("htmx:beforeSwap", (event) => {
     if (!event.detail.target || event.detail.target.id !== "table" || !event.detail.shouldSwap) return;
-    carried = { trick: trickKeys(shownFelt()), played: lastPlayed, dealt: isNewGame(event.detail) };
+    carried = { trick: trickKeys(shownFelt()), played: lastPlayed, dealt: isNewGame(event.detail),
+                stage: event.detail.target.querySelector(":scope > .stage") };
     lastPlayed = null;
   });
 

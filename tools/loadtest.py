@@ -40,6 +40,8 @@ import asyncio
 import json
 import os
 import random
+import re
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -63,9 +65,9 @@ API = "/api/v1"
 
 # ---- the server ---------------------------------------------------------------------------
 
-def migrate(database_url: str, data_dir: Path) -> None:
+def migrate(database_url: str, data_dir: Path, root: Path = ROOT) -> None:
     env = {**os.environ, "DATA_DIR": str(data_dir), "DATABASE_URL": database_url}
-    subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT, env=env, check=True,
+    subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=root, env=env, check=True,
                    capture_output=True)
 
 
@@ -84,14 +86,14 @@ def cpu_seconds(pid: int) -> float:
 @contextmanager
 def app_server(database_url: str, data_dir: Path, *, secret_key: str = "loadtest-secret",
                migrate_first: bool = True, extra_args: tuple[str, ...] = (),
-               extra_env: dict[str, str] | None = None) -> Iterator[ServerURL]:
+               extra_env: dict[str, str] | None = None, root: Path = ROOT) -> Iterator[ServerURL]:
     """Serve the app with uvicorn on a free loopback port; yields its base URL.
 
     Several servers given the same ``database_url`` and ``secret_key`` are interchangeable,
-    like the processes behind a load balancer."""
+    like the processes behind a load balancer.  ``root``: the source tree to serve."""
     data_dir.mkdir(parents=True, exist_ok=True)
     if migrate_first:
-        migrate(database_url, data_dir)
+        migrate(database_url, data_dir, root)
     port = free_port()
     env = {"DATA_DIR": str(data_dir), "DATABASE_URL": database_url, "SECRET_KEY": secret_key,
            # every simulated player shares one address: per-client limits would refuse them
@@ -99,7 +101,7 @@ def app_server(database_url: str, data_dir: Path, *, secret_key: str = "loadtest
     with open(data_dir / f"server-{port}.log", "w") as log:
         # access logs off: one line per request would cost the server more than the
         # request itself and measure the terminal rather than the app
-        proc = start_app(port, env, log, "--no-access-log", "--log-level", "warning", *extra_args)
+        proc = start_app(port, env, log, "--no-access-log", "--log-level", "warning", *extra_args, root=root)
         try:
             url = ServerURL(f"http://127.0.0.1:{port}")
             url.pid = proc.pid
@@ -208,6 +210,120 @@ async def player(base: str, difficulty: str, games: int, think: tuple[float, flo
             if game["status"] == "finished":
                 tally.games += 1
             played += 1
+
+
+# ---- a player at the page (HTMX), for answer sizes ----------------------------------------
+
+HX = {"HX-Request": "true"}
+_VERSION = re.compile(r'<section id="table"[^>]*data-version="(\d+)"[^>]*data-phase="([a-z_]+)"[^>]*data-game="(\w+)"')
+_TOKEN = re.compile(r'name="csrf_token" value="([^"]+)"')
+_TO_PASS = re.compile(r'data-select="([^"]+)"')
+_TO_PLAY = re.compile(r'<button type="submit" name="card" value="([^"]+)"([^>]*)>')
+
+
+def page_action(html: str, rng: random.Random) -> tuple[str, dict[str, Any]] | None:
+    """What the person does next on the table ``html`` (a page or an action's answer), as
+    the page's form would post it; None when the game is over."""
+    found = _VERSION.search(html)
+    token = _TOKEN.search(html)
+    if found is None or token is None:
+        raise ValueError("no table in the answer")
+    version, phase, game = found.groups()
+    base: dict[str, Any] = {"version": version, "csrf_token": token.group(1)}
+    if phase == "pass":
+        return "/game/pass", {**base, "cards": rng.sample(sorted(set(_TO_PASS.findall(html))), 3)}
+    if phase == "play":
+        legal = sorted({card for card, rest in _TO_PLAY.findall(html) if "disabled" not in rest})
+        return "/game/play", {**base, "card": rng.choice(legal)}
+    if phase == "moon_choice":
+        return "/game/moon", {**base, "choice": "subtract"}
+    if phase == "round_over":
+        return "/game/next", base
+    if phase == "none":
+        return "/game/new", {"csrf_token": base["csrf_token"], "difficulty": "medium", "players": 4,
+                             "target_score": 100, "passing": "true", "replaces": game}
+    return None
+
+
+@dataclass
+class PageTally:
+    """Per kind of action: the answers' sizes before compression and on the wire."""
+
+    sizes: dict[str, list[int]] = field(default_factory=dict)
+    wire: dict[str, list[int]] = field(default_factory=dict)
+    latencies: list[float] = field(default_factory=list)
+    errors: list[str] = field(default_factory=list)
+    server_cpu: float = 0.0
+    seconds: float = 0.0
+
+
+async def page_player(base: str, games: int, think: tuple[float, float], tally: PageTally, seed: int) -> None:
+    """Play ``games`` whole games through the page's HTMX requests, as the browser sends them."""
+    rng = random.Random(seed)
+    async with httpx.AsyncClient(base_url=base, timeout=60) as client:
+        html = (await client.get("/")).text
+        for _ in range(games):
+            html = html.replace('data-phase="game_over"', 'data-phase="none"')  # deal again
+            while (action := page_action(html, rng)) is not None:
+                if think[1] > 0:
+                    await asyncio.sleep(rng.uniform(*think))
+                path, form = action
+                t0 = time.perf_counter()
+                r = await client.post(path, data=form, headers=HX)
+                tally.latencies.append((time.perf_counter() - t0) * 1000)
+                if r.status_code != 200:
+                    tally.errors.append(f"{path}: {r.status_code} {r.text[:200]}")
+                    return
+                kind = path.rsplit("/", 1)[1]
+                tally.sizes.setdefault(kind, []).append(len(r.content))
+                tally.wire.setdefault(kind, []).append(r.num_bytes_downloaded)
+                html = r.text
+
+
+async def pages(base: ServerURL, players: int, games: int, think: tuple[float, float], seed: int) -> PageTally:
+    tally = PageTally()
+    cpu, started = cpu_seconds(base.pid), time.perf_counter()
+    await asyncio.gather(*(page_player(base, games, think, tally, seed=seed + i) for i in range(players)))
+    tally.seconds = time.perf_counter() - started
+    tally.server_cpu = cpu_seconds(base.pid) - cpu
+    return tally
+
+
+def page_summary(tally: PageTally) -> dict[str, Any]:
+    actions = sum(len(v) for v in tally.sizes.values())
+    return {
+        "actions": actions, "seconds": round(tally.seconds, 1), "errors": len(tally.errors),
+        "error_samples": tally.errors[:3],
+        "server_cpu_ms_per_action": round(tally.server_cpu * 1000 / max(1, actions), 2),
+        "p50_ms": round(percentile(tally.latencies, 50), 1), "p95_ms": round(percentile(tally.latencies, 95), 1),
+        "answers": {kind: {"n": len(v), "median_bytes": int(statistics.median(v)), "p95_bytes": int(percentile(
+            [float(x) for x in v], 95)), "max_bytes": max(v), "median_wire_bytes": int(statistics.median(
+                tally.wire[kind]))} for kind, v in sorted(tally.sizes.items())},
+    }
+
+
+def page_line(name: str, s: dict[str, Any]) -> str:
+    kinds = "; ".join(f"{k} n={a['n']} median {a['median_bytes'] / 1000:.1f} KB, p95 {a['p95_bytes'] / 1000:.1f} KB, "
+                      f"max {a['max_bytes'] / 1000:.1f} KB ({a['median_wire_bytes'] / 1000:.1f} KB gzip)"
+                      for k, a in s["answers"].items())
+    return (f"{name}: {s['actions']} actions, server CPU {s['server_cpu_ms_per_action']} ms per action, "
+            f"p50 {s['p50_ms']} ms, p95 {s['p95_ms']} ms, errors {s['errors']}\n    {kinds}")
+
+
+def page_rounds(roots: dict[str, Path], rounds: int, players: int, games: int, think: tuple[float, float],
+                server_env: dict[str, str]) -> dict[str, Any]:
+    """The page scenario against each source tree in turn, ``rounds`` times (A B A B …, each
+    on a fresh SQLite file, the same seeds for each tree), so both meet the same noise."""
+    out: dict[str, Any] = {name: [] for name in roots}
+    for r in range(rounds):
+        for name, root in roots.items():
+            with tempfile.TemporaryDirectory(prefix="hearts-pages-") as tmp:
+                url = f"sqlite:///{Path(tmp) / 'hearts.db'}"
+                load = os.getloadavg()[0]
+                with app_server(url, Path(tmp), extra_env=server_env, root=root) as base:
+                    tally = asyncio.run(pages(base, players, games, think, seed=1000 * r))
+                out[name].append({**page_summary(tally), "load_average_before": round(load, 2)})
+    return out
 
 
 def lost_moves(database_url: str, acked: list[tuple[str, int, str]]) -> list[str]:
@@ -451,9 +567,31 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--server-arg", action="append", default=[], help="pass this on to uvicorn (repeatable)")
     ap.add_argument("--server-env", action="append", default=[], metavar="NAME=VALUE",
                     help="set this in the server's environment, e.g. MAX_ACTIVE_REQUESTS=8 (repeatable)")
+    ap.add_argument("--pages", type=int, default=0, help="only this: N players play whole games through the "
+                    "page's HTMX requests; the answers' sizes and the server's CPU per action (0: skip)")
+    ap.add_argument("--before", type=Path, help="with --pages: also serve this source tree (e.g. an earlier "
+                    "commit, unpacked) and measure both in turn, the same way, in one run")
+    ap.add_argument("--rounds", type=int, default=2, help="with --pages: how many times each tree is measured")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args(argv)
     think = (args.think[0], args.think[1])
+
+    if args.pages:
+        roots = {"before": args.before.resolve(), "this tree": ROOT} if args.before else {"this tree": ROOT}
+        load = round(os.getloadavg()[0], 2)
+        runs = page_rounds(roots, args.rounds, args.pages, args.games, think,
+                           dict(item.split("=", 1) for item in args.server_env))
+        if args.json:
+            print(json.dumps({"players": args.pages, "games_each": args.games, "load_average_before": load,
+                              "cpus": os.cpu_count(), "runs": runs}, indent=2))
+            return 0
+        print(f"page load test: {args.pages} players x {args.games} game(s) against Medium through the page, think "
+              f"{think[0]}-{think[1]} s, SQLite; load average before {load} on {os.cpu_count()} CPUs")
+        for r in range(args.rounds):
+            for name in roots:
+                s = runs[name][r]
+                print(page_line(f"{name} (round {r + 1}, load average {s['load_average_before']})", s))
+        return 0
 
     with tempfile.TemporaryDirectory(prefix="hearts-load-") as tmp:
         url = args.database_url or f"sqlite:///{Path(tmp) / 'hearts.db'}"

@@ -26,14 +26,15 @@ def free_port() -> int:
 
 
 def start_app(port: int, env: dict[str, str], log: IO[str], *extra_args: str,
-              health_url: str | None = None) -> subprocess.Popen[bytes]:
+              health_url: str | None = None, root: Path = ROOT) -> subprocess.Popen[bytes]:
     """uvicorn serving ``app.main:app_from_env`` on 127.0.0.1:``port`` with ``env`` added to
     this process's environment; returns once ``/healthz`` (or ``health_url``, e.g. over TLS
     with a self-signed certificate) answers 200.  Raises RuntimeError (naming the log file)
-    if the process exits or never answers."""
+    if the process exits or never answers.  ``root``: the source tree to serve (another
+    checkout of the project, e.g. an earlier commit to compare with)."""
     proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "app.main:app_from_env",
                              "--host", "127.0.0.1", "--port", str(port), *extra_args],
-                            cwd=ROOT, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
+                            cwd=root, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
     url = health_url or f"http://127.0.0.1:{port}/healthz"
     # a self-signed certificate is what the TLS tests serve: do not verify it here
     context = ssl._create_unverified_context() if url.startswith("https") else None

@@ -1,27 +1,25 @@
 """The JSON API, /api/v1: the same services as the page, described by the OpenAPI schema.
 
-Errors are JSON ``{"error": key, "detail": sentence}``: an illegal card is 422, acting
-out of turn or on a stale version is 409, an unknown game is 404.
+Errors are JSON ``{"error": key, "detail": sentence}`` (:mod:`app.errors`): an illegal card
+is 422, acting out of turn or on a stale version is 409 with the game as it is now, an
+unknown game is 404.
 """
 
 from __future__ import annotations
 
 from enum import Enum
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from fastapi import APIRouter, FastAPI, Request, status
-from fastapi.concurrency import run_in_threadpool
-from fastapi.responses import JSONResponse
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field
-from sqlmodel import Session
+from fastapi import APIRouter, Request, status
+from pydantic import BaseModel, ConfigDict, Field
 
-from engine import Card, CardSet, PlayerView, Rules, RulesError
+from engine import Card, CardSet
 from engine import events as ev
-from engine.errors import HeartsError, IllegalMoveError, NotYourTurnError, WrongPhaseError
 
 from .. import services
-from ..deps import CurrentPlayer, SessionDep
-from ..services import PERSON, GameClosedError, GameNotFoundError, Outcome, StaleStateError
+from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
+from ..options import OptionsBase, Whole, options_model
+from ..services import GameNotFoundError, Outcome
 
 router = APIRouter(prefix="/api/v1", tags=["game"])
 
@@ -31,19 +29,10 @@ CARD_PATTERN = r"^(10|[2-9TJQKAtjqka])[CDSHcdsh♣♦♠♥]$"
 """A card code as the API takes it: rank (2–10, J, Q, K, A; T for 10) then suit letter or symbol."""
 
 
-def _whole(value: Any) -> Any:
-    # JSON Schema's "integer" includes 481.0: take a whole float as the integer it is; a
-    # fraction, a string or a boolean still fails strict parsing
-    if isinstance(value, float) and value.is_integer():
-        return int(value)
-    return value
-
-
-Whole = Annotated[int, BeforeValidator(_whole)]
 CardCode = Annotated[str, Field(pattern=CARD_PATTERN, examples=["QS", "10H"])]
 
 
-class GameOptions(BaseModel):
+class NewGame(OptionsBase):
     """A new game's options (SPEC §3); everything but the difficulty is stored in its rules."""
 
     # JSON has real numbers and booleans: "5" or false where an integer belongs is refused
@@ -51,20 +40,6 @@ class GameOptions(BaseModel):
     model_config = ConfigDict(strict=True)
 
     difficulty: Difficulty = "medium"
-    players: Whole = Field(4, ge=3, le=6)
-    target_score: Whole = Field(100, ge=1, le=10_000)
-    max_rounds: Whole | None = Field(None, ge=1, le=1000, description="null: unlimited")
-    passing: bool = True
-    omnibus: bool = False
-    spot_hearts: bool = False
-    queen_breaks_hearts: bool = False
-    no_breaking: bool = False
-    points_on_first_trick: bool = False
-    shooters_choice: bool = False
-    cancellation: bool = False
-    last_hand_breaks_ties: bool = Field(False, description=(
-        "a tie for the lowest total at the end goes to the tied player with the lower score in the last "
-        "hand; false (the standard game), or when that is tied too: one more hand"))
     seed: Whole | None = Field(None, ge=-(2**63), lt=2**63, description=(
         "deal from this seed (a reproducible deal): the game is then a practice game, which never "
         "counts toward records, since whoever knows the seed can see every hand"))
@@ -72,8 +47,12 @@ class GameOptions(BaseModel):
         'the id of the game this one replaces (your current game, or "" for none); if your current game '
         "is another one by then (a repeated request), nothing is dealt and the answer is 409"))
 
-    def rules(self) -> Rules:
-        return Rules(**self.model_dump(exclude={"difficulty", "seed", "replaces"}))
+
+if TYPE_CHECKING:
+    GameOptions = NewGame
+else:
+    # and a field per option of the rules (engine/rules.py), bounds and help included
+    GameOptions = options_model(NewGame, name="GameOptions")
 
 
 class Versioned(BaseModel):
@@ -159,15 +138,15 @@ def game_out(outcome: Outcome) -> GameOut:
     rec = outcome.record
     return GameOut(game_id=rec.id, version=rec.version, difficulty=rec.difficulty, status=rec.status,  # type: ignore[arg-type]
                    practice=rec.practice,
-                   view=PlayerView.of(outcome.game, PERSON).to_dict(),
+                   view=outcome.view.to_dict(),
                    events=[event_to_dict(e) for e in outcome.events])
 
 
 @router.post("/games", status_code=status.HTTP_201_CREATED, response_model=GameOut, responses=CREATE_ERRORS)
-def start_game(options: GameOptions, session: SessionDep, player: CurrentPlayer) -> GameOut:
+def start_game(options: GameOptions, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> GameOut:
     """Deal a new game (abandoning the one in progress) and let the computer players act."""
     return game_out(services.start_game(session, player, options.rules(), options.difficulty, seed=options.seed,
-                                        replaces=options.replaces))
+                                        replaces=options.replaces, ctx=ctx))
 
 
 @router.get("/games/current", response_model=GameOut, responses=ERRORS)
@@ -184,27 +163,27 @@ def get_game(game_id: str, session: SessionDep, player: CurrentPlayer) -> GameOu
 
 
 @router.post("/games/{game_id}/pass", response_model=GameOut, responses=ERRORS)
-def pass_cards(game_id: str, body: PassBody, session: SessionDep, player: CurrentPlayer) -> GameOut:
+def pass_cards(game_id: str, body: PassBody, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> GameOut:
     """Pass three cards; the computer players pass too and play up to your turn."""
-    return game_out(services.pass_cards(session, player, game_id, body.version, body.cards))
+    return game_out(services.pass_cards(session, player, game_id, body.version, body.cards, ctx))
 
 
 @router.post("/games/{game_id}/play", response_model=GameOut, responses=ERRORS)
-def play_card(game_id: str, body: PlayBody, session: SessionDep, player: CurrentPlayer) -> GameOut:
+def play_card(game_id: str, body: PlayBody, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> GameOut:
     """Play a card; the computer players then play up to your next turn or the end of the hand."""
-    return game_out(services.play_card(session, player, game_id, body.version, body.card))
+    return game_out(services.play_card(session, player, game_id, body.version, body.card, ctx))
 
 
 @router.post("/games/{game_id}/moon", response_model=GameOut, responses=ERRORS)
-def choose_moon(game_id: str, body: MoonBody, session: SessionDep, player: CurrentPlayer) -> GameOut:
+def choose_moon(game_id: str, body: MoonBody, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> GameOut:
     """Shooter's choice, when you shot the moon."""
-    return game_out(services.choose_moon(session, player, game_id, body.version, body.subtract))
+    return game_out(services.choose_moon(session, player, game_id, body.version, body.subtract, ctx))
 
 
 @router.post("/games/{game_id}/next", response_model=GameOut, responses=ERRORS)
-def next_round(game_id: str, body: Versioned, session: SessionDep, player: CurrentPlayer) -> GameOut:
+def next_round(game_id: str, body: Versioned, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> GameOut:
     """Deal the next hand after a hand is over."""
-    return game_out(services.next_round(session, player, game_id, body.version))
+    return game_out(services.next_round(session, player, game_id, body.version, ctx))
 
 
 @router.get("/records", response_model=list[RecordOut])
@@ -213,54 +192,18 @@ def records(session: SessionDep, player: CurrentPlayer) -> list[RecordOut]:
     return [RecordOut(**line.__dict__) for line in services.records(session, player)]
 
 
-# ---- errors -------------------------------------------------------------------------------
+# ---- a refused action's answer carries the game as it is now (app.errors) --------------------------
 
-def error_status(exc: Exception) -> tuple[int, str]:
-    """The HTTP status and error key for a service or engine error (shared with the pages)."""
-    if isinstance(exc, GameNotFoundError):
-        return 404, "game_not_found"
-    if isinstance(exc, GameClosedError):
-        return 409, "game_" + exc.status
-    if isinstance(exc, StaleStateError):
-        return 409, "stale_version"
-    if isinstance(exc, NotYourTurnError | WrongPhaseError):
-        return 409, exc.rule
-    if isinstance(exc, IllegalMoveError):
-        return 422, exc.rule
-    if isinstance(exc, RulesError):
-        return 422, "bad_options"
-    if isinstance(exc, HeartsError):
-        return 422, "invalid_move"
-    return 422, "invalid"
-
-
-def _message(exc: Exception) -> str:
-    text = str(exc.args[0]) if isinstance(exc, LookupError) and exc.args else str(exc)
-    return text[:1].upper() + text[1:]
-
-
-def _current_state(request: Request) -> dict[str, Any] | None:
-    """The game a refused action was aimed at, as it is now (a stale client shows this)."""
-    pid = getattr(request.state, "player_id", None)
-    game_id = request.path_params.get("game_id")
-    with Session(request.app.state.db_engine, expire_on_commit=False) as session:
-        player = services.get_player(session, pid)
-        if player is None:
-            return None
-        try:
-            rec = services.find_game(session, player, game_id)
-        except GameNotFoundError:
-            return None
-        return game_out(Outcome(rec, services.load_game(rec))).model_dump()
-
-
-def install_error_handlers(app: FastAPI) -> None:
-    async def handle(request: Request, exc: Exception) -> JSONResponse:
-        code, key = error_status(exc)
-        body: dict[str, Any] = {"error": key, "detail": _message(exc)}
-        if code == 409:
-            body["game"] = await run_in_threadpool(_current_state, request)
-        return JSONResponse(body, status_code=code)
-
-    for kind in (GameNotFoundError, StaleStateError, HeartsError, RulesError):
-        app.add_exception_handler(kind, handle)
+def game_state(request: Request) -> dict[str, Any] | None:
+    """The game a refused action was aimed at, as it is now (a stale client shows this),
+    read with the request's own session."""
+    session = get_session(request)
+    session.rollback()
+    player = services.get_player(session, getattr(request.state, "player_id", None))
+    if player is None:
+        return None
+    try:
+        rec = services.find_game(session, player, request.path_params.get("game_id"))
+    except GameNotFoundError:
+        return None
+    return game_out(Outcome(rec, services.load_game(rec))).model_dump()

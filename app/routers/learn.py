@@ -17,7 +17,6 @@ from engine import PlayerView
 
 from .. import lessons, presenter, services
 from ..deps import CurrentPlayer, SessionDep
-from ..services import PERSON
 
 router = APIRouter(include_in_schema=False)
 
@@ -31,7 +30,7 @@ def _context(request: Request, session: SessionDep, player: CurrentPlayer,
     rec = services.current_game(session, player)
     in_progress = False
     if rec is not None and rec.status == "active":
-        in_progress = presenter.in_progress(PlayerView.of(services.load_game(rec), PERSON))
+        in_progress = presenter.in_progress(PlayerView.of(services.load_game(rec), rec.seat))
     return {"player": player, "screens": screens, "game": rec, "in_progress": in_progress,
             "pauses": {}, "embed": False, "base_url": str(request.base_url).rstrip("/")}
 
@@ -39,7 +38,7 @@ def _context(request: Request, session: SessionDep, player: CurrentPlayer,
 @router.get("/learn", response_class=HTMLResponse)
 def learn(request: Request, session: SessionDep, player: CurrentPlayer) -> Response:
     ctx = _context(request, session, player, lessons.all_screens())
-    return request.app.state.templates.TemplateResponse(request, TEMPLATE, ctx)  # type: ignore[no-any-return]
+    return request.app.state.templates.TemplateResponse(request, TEMPLATE, ctx)
 
 
 @router.get("/learn/{slug}", response_class=HTMLResponse)
@@ -58,5 +57,5 @@ def attempt(request: Request, slug: str, session: SessionDep, player: CurrentPla
         return HTMLResponse(render_block(env, TEMPLATE, "lesson", {"s": screen}), status_code=status)
     screens = [screen if s.slug == slug else s for s in lessons.all_screens()]
     ctx = _context(request, session, player, screens)
-    return request.app.state.templates.TemplateResponse(request, TEMPLATE, ctx,  # type: ignore[no-any-return]
+    return request.app.state.templates.TemplateResponse(request, TEMPLATE, ctx,
                                                         status_code=status)

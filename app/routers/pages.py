@@ -7,30 +7,29 @@ to the page it came from.  Errors re-render the table as it really is, with the 
 
 from __future__ import annotations
 
-from typing import Annotated, Any
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Form, Request
-from fastapi.concurrency import run_in_threadpool
-from fastapi.exceptions import RequestValidationError
-from fastapi.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
+from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2_fragments import render_block
 from markupsafe import Markup
 from sqlmodel import Session
 
-from engine import Game, PlayerView, Rules, RulesError
-from engine.errors import HeartsError
+from engine import Game, PlayerView, Rules
+from engine import events as ev
 
-from .. import i18n, presenter, security, services
-from ..deps import CurrentPlayer, SessionDep
+from .. import i18n, options, presenter, security, services
+from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
+from ..errors import BadChoiceError
 from ..models import DIFFICULTIES, GameRecord, Player
-from ..services import PERSON, GameNotFoundError, Outcome, StaleStateError
-from .api import error_status
+from ..options import OptionsBase, options_model
+from ..services import Outcome
 
 router = APIRouter(include_in_schema=False)
 
 TEMPLATE = "game.html"
 PANELS = ("sheet", "tricks", "records", "current_rules")
-ActionError = (GameNotFoundError, StaleStateError, HeartsError, RulesError, ValueError)
 PAUSES_MS = {"normal": {"play": 750, "trick": 1600, "": 0}, "fast": {"play": 220, "trick": 650, "": 0}}
 
 
@@ -40,7 +39,9 @@ def _is_htmx(request: Request) -> bool:
 
 def page_context(session: Session, player: Player, *, rec: GameRecord | None = None, game: Game | None = None,
                  outcome: Outcome | None = None, embed: bool = False, error: str | None = None,
-                 dealt: bool = False) -> dict[str, Any]:
+                 dealt: bool = False, with_records: bool = True) -> dict[str, Any]:
+    """What the game screen's template needs; ``with_records`` False: not the records panel
+    (an action's answer that does not change it skips the query)."""
     if outcome is not None:
         rec, game = outcome.record, outcome.game
     elif rec is None:
@@ -48,37 +49,70 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
         game = services.load_game(rec) if rec is not None else None
     ctx: dict[str, Any] = {
         "player": player, "embed": embed, "error": error, "difficulties": DIFFICULTIES,
-        "records": services.records(session, player), "game": rec, "frames": [], "say": "",
+        "records": services.records(session, player) if with_records else [], "game": rec, "frames": [], "say": "",
         "pauses": PAUSES_MS, "deferred": None, "rules_now": None, "t": None, "version": 0,
-        "sheet": None, "tricks": [], "standard": Rules(), "level_name": presenter.difficulty_name,
+        "sheet": presenter.score_sheet(None), "tricks": [], "standard": Rules(),
+        "level_name": presenter.difficulty_name,
         # the new-game dialog offers the options of the player's latest game again
-        "choices": presenter.option_choices(game.rules if game is not None else Rules(),
-                                            rec.difficulty if rec is not None else player.difficulty),
+        "choices": options.option_choices(game.rules if game is not None else Rules(),
+                                          rec.difficulty if rec is not None else player.difficulty),
         "celebrate": False,
     }
     if rec is None or game is None:
         ctx["say"] = i18n.gettext("Choose your options and deal the cards.")
         return ctx
-    view = PlayerView.of(game, PERSON)
-    names = presenter.seat_names(view.players)
-    steps = outcome.steps if outcome is not None else []
+    page = presenter.build_page(PlayerView.of(game, rec.seat), outcome.steps if outcome is not None else None,
+                                dealt=dealt, before=outcome.before if outcome is not None else None)
     ctx.update(
-        t=presenter.table_context(view), version=rec.version, sheet=presenter.score_sheet(view),
-        tricks=presenter.trick_history(view), rules_now=presenter.rules_lines(game.rules), rules=game.rules,
-        frames=[{"t": presenter.table_context(f.view, shown=f.shown, frame=True, shuffling=f.shuffling),
-                 "say": f.say, "pause": f.pause}
-                for f in presenter.frames(steps, names, view, dealt=dealt)],
-        say=presenter.final_announcement(steps, view, names), celebrate=presenter.celebrating(steps),
+        t=page.table, version=rec.version, sheet=page.sheet, tricks=page.tricks, frames=page.frames,
+        playback_base=page.base,
+        say=page.say, celebrate=page.celebrate, rules_now=presenter.rules_lines(game.rules), rules=game.rules,
     )
     return ctx
 
 
-def _render_fragment(request: Request, ctx: dict[str, Any], status_code: int = 200) -> HTMLResponse:
+@dataclass(frozen=True)
+class Deferred:
+    """A side panel's update, swapped in by the page once the playback has finished
+    (``swap`` as htmx's hx-swap: the whole panel, or lines added at its end)."""
+
+    target: str
+    swap: str
+    html: Markup
+
+
+def changed_panels(outcome: Outcome, dealt: bool) -> tuple[list[str], int | None]:
+    """Which side panels an action changes, and from which trick on the trick list only
+    grows (None: the list is drawn again, or is unchanged when "tricks" is not named)."""
+    events = outcome.events
+    over = dealt or any(isinstance(e, ev.RoundStarted | ev.RoundScored) for e in events)
+    names = ["sheet"] if over else []
+    if any(isinstance(e, ev.GameOver | ev.MoonShot) for e in events):
+        names.append("records")
+    if dealt:
+        names.append("current_rules")
+    taken = sum(1 for e in events if isinstance(e, ev.TrickWon | ev.TrickCancelled))
+    before = len(outcome.view.tricks) - taken
+    if over or (taken and before <= 0):
+        names.append("tricks")
+    elif taken:
+        return names, before
+    return names, None
+
+
+def _render_fragment(request: Request, ctx: dict[str, Any], status_code: int = 200,
+                     panels: tuple[list[str], int | None] | None = None) -> HTMLResponse:
+    """The table, its playback, and the side panels' updates to apply after it: every panel
+    (``panels`` None), or those an action changed (:func:`changed_panels`)."""
     env = request.app.state.templates.env
     # side panels change only once the playback has finished, so the score sheet and the
     # trick list never give away a result the table has not shown yet
-    panels = {name: Markup(render_block(env, TEMPLATE, name, ctx)) for name in PANELS}
-    html = render_block(env, TEMPLATE, "table", {**ctx, "deferred": panels})
+    names, new_tricks = (list(PANELS), None) if panels is None else panels
+    deferred = [Deferred("#" + name, "outerHTML", Markup(render_block(env, TEMPLATE, name, ctx))) for name in names]
+    if new_tricks is not None:
+        lines = render_block(env, TEMPLATE, "trick_lines", {**ctx, "tricks": ctx["tricks"][new_tricks:]})
+        deferred.append(Deferred("#tricks .trick-list", "beforeend", Markup(lines)))
+    html = render_block(env, TEMPLATE, "table", {**ctx, "deferred": deferred})
     return HTMLResponse(html, status_code=status_code)
 
 
@@ -86,7 +120,7 @@ def _render_page(request: Request, ctx: dict[str, Any], status_code: int = 200) 
     templates = request.app.state.templates
     ctx["base_url"] = str(request.base_url).rstrip("/")
     name = "embed.html" if ctx["embed"] else TEMPLATE
-    return templates.TemplateResponse(request, name, ctx, status_code=status_code)  # type: ignore[no-any-return]
+    return templates.TemplateResponse(request, name, ctx, status_code=status_code)
 
 
 def _back(embed: bool) -> RedirectResponse:
@@ -96,18 +130,11 @@ def _back(embed: bool) -> RedirectResponse:
 def _respond(request: Request, session: Session, player: Player, outcome: Outcome, embed: bool,
              dealt: bool = False) -> Response:
     if _is_htmx(request):
-        return _render_fragment(request, page_context(session, player, outcome=outcome, embed=embed, dealt=dealt))
+        panels = changed_panels(outcome, dealt)
+        ctx = page_context(session, player, outcome=outcome, embed=embed, dealt=dealt,
+                           with_records="records" in panels[0])
+        return _render_fragment(request, ctx, panels=panels)
     return _back(embed)
-
-
-def _failed(request: Request, session: Session, player: Player, exc: Exception, embed: bool) -> Response:
-    session.rollback()
-    code, _ = error_status(exc)
-    message = presenter.error_text(exc)
-    ctx = page_context(session, player, embed=embed, error=message)
-    if _is_htmx(request):
-        return _render_fragment(request, ctx, status_code=code)
-    return _render_page(request, ctx, status_code=code)
 
 
 # ---- pages --------------------------------------------------------------------------------
@@ -134,123 +161,94 @@ EmbedForm = Annotated[bool, Form()]
 VersionForm = Annotated[int, Form()]
 
 
+class NewGameBase(OptionsBase):
+    difficulty: str = ""
+    """Empty: the standard game at the player's level."""
+    same: bool = False
+    """The rules and level of the game on the table (its "New game" button)."""
+    replaces: str | None = None
+    """The table's game ("none": the empty table; an empty form field would read as absent)."""
+    embed: bool = False
+
+
+if TYPE_CHECKING:
+    NewGameForm = NewGameBase
+else:
+    NewGameForm = options_model(NewGameBase, form=True, name="NewGameForm")
+
+
 @router.post("/game/new")
-def new_game(request: Request, session: SessionDep, player: CurrentPlayer,
-             difficulty: Annotated[str, Form()] = "", same: Annotated[bool, Form()] = False,
-             players: Annotated[int, Form()] = 4, target_score: Annotated[int, Form()] = 100,
-             max_rounds: Annotated[str, Form()] = "", passing: Annotated[bool, Form()] = False,
-             omnibus: Annotated[bool, Form()] = False, spot_hearts: Annotated[bool, Form()] = False,
-             queen_breaks_hearts: Annotated[bool, Form()] = False, no_breaking: Annotated[bool, Form()] = False,
-             points_on_first_trick: Annotated[bool, Form()] = False,
-             shooters_choice: Annotated[bool, Form()] = False, cancellation: Annotated[bool, Form()] = False,
-             last_hand_breaks_ties: Annotated[bool, Form()] = False,
-             replaces: Annotated[str | None, Form()] = None, embed: EmbedForm = False) -> Response:
+def new_game(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
+             form: Annotated[NewGameForm, Form()]) -> Response:
     """Deal a new game: with the options form, or ``same`` rules as the game on the table."""
-    try:
-        current = services.current_game(session, player) if same else None
-        if current is not None:
-            rules = services.load_game(current).rules
-            level = difficulty or current.difficulty
-        elif same or not difficulty:
-            rules, level = Rules(), difficulty or player.difficulty
-        else:
-            rounds = int(max_rounds) if max_rounds.strip() else None
-            rules = Rules(players=players, target_score=target_score, max_rounds=rounds, passing=passing,
-                          omnibus=omnibus, spot_hearts=spot_hearts, queen_breaks_hearts=queen_breaks_hearts,
-                          no_breaking=no_breaking, points_on_first_trick=points_on_first_trick,
-                          shooters_choice=shooters_choice, cancellation=cancellation,
-                          last_hand_breaks_ties=last_hand_breaks_ties)
-            level = difficulty
-        # the table's own "Deal"/"New game" buttons name the game they replace: a double
-        # click deals once (the second click gets 409 and the new table)
-        # ("none": the empty table; an empty form field would read as absent)
-        outcome = services.start_game(session, player, rules, level,
-                                      replaces="" if replaces == "none" else replaces)
-    except ActionError as exc:
-        return _failed(request, session, player, exc, embed)
-    return _respond(request, session, player, outcome, embed, dealt=True)
+    current = services.current_game(session, player) if form.same else None
+    if current is not None:
+        rules = services.load_game(current).rules
+        level = form.difficulty or current.difficulty
+    elif form.same or not form.difficulty:
+        rules, level = Rules(), form.difficulty or player.difficulty
+    else:
+        rules, level = form.rules(), form.difficulty
+    # the table's own "Deal"/"New game" buttons name the game they replace: a double
+    # click deals once (the second click gets 409 and the new table)
+    outcome = services.start_game(session, player, rules, level, ctx=ctx,
+                                  replaces="" if form.replaces == "none" else form.replaces)
+    return _respond(request, session, player, outcome, form.embed, dealt=True)
 
 
 @router.post("/game/pass")
-def pass_cards(request: Request, session: SessionDep, player: CurrentPlayer, version: VersionForm,
+def pass_cards(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep, version: VersionForm,
                cards: Annotated[list[str], Form()], embed: EmbedForm = False) -> Response:
-    try:
-        outcome = services.pass_cards(session, player, None, version, cards)
-    except ActionError as exc:
-        return _failed(request, session, player, exc, embed)
+    outcome = services.pass_cards(session, player, None, version, cards, ctx)
     return _respond(request, session, player, outcome, embed)
 
 
 @router.post("/game/play")
-def play_card(request: Request, session: SessionDep, player: CurrentPlayer, version: VersionForm,
+def play_card(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep, version: VersionForm,
               card: Annotated[str, Form()], embed: EmbedForm = False) -> Response:
-    try:
-        outcome = services.play_card(session, player, None, version, card)
-    except ActionError as exc:
-        return _failed(request, session, player, exc, embed)
+    outcome = services.play_card(session, player, None, version, card, ctx)
     return _respond(request, session, player, outcome, embed)
 
 
 @router.post("/game/moon")
-def choose_moon(request: Request, session: SessionDep, player: CurrentPlayer, version: VersionForm,
+def choose_moon(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep, version: VersionForm,
                 choice: Annotated[str, Form()], embed: EmbedForm = False) -> Response:
-    try:
-        if choice not in ("add", "subtract"):
-            raise ValueError("the moon choice is add or subtract")
-        outcome = services.choose_moon(session, player, None, version, choice == "subtract")
-    except ActionError as exc:
-        return _failed(request, session, player, exc, embed)
+    if choice not in ("add", "subtract"):
+        raise BadChoiceError("the moon choice is add or subtract")
+    outcome = services.choose_moon(session, player, None, version, choice == "subtract", ctx)
     return _respond(request, session, player, outcome, embed)
 
 
 @router.post("/game/next")
-def next_round(request: Request, session: SessionDep, player: CurrentPlayer, version: VersionForm,
+def next_round(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep, version: VersionForm,
                embed: EmbedForm = False) -> Response:
-    try:
-        outcome = services.next_round(session, player, None, version)
-    except ActionError as exc:
-        return _failed(request, session, player, exc, embed)
+    outcome = services.next_round(session, player, None, version, ctx)
     return _respond(request, session, player, outcome, embed)
 
 
 @router.post("/prefs")
-def preferences(request: Request, session: SessionDep, player: CurrentPlayer,
+def preferences(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
                 fast_play: Annotated[bool, Form()] = False, embed: EmbedForm = False) -> Response:
     """Fast play can be switched at any time, even during playback."""
-    services.set_preferences(session, player, fast_play=fast_play)
+    services.set_preferences(session, player, fast_play=fast_play, ctx=ctx)
     if _is_htmx(request):
         return Response(status_code=204)
     return _back(embed)
 
 
-# ---- malformed requests: a clear 422 in the form the client reads -------------------------------
+# ---- refusals: the table as it is now, with the reason (app.errors calls this) -----------------
 
-def _validation_message(exc: RequestValidationError) -> str:
-    parts = []
-    for err in exc.errors()[:3]:
-        where = ".".join(str(p) for p in err.get("loc", ()) if p not in ("body", "query", "path"))
-        parts.append(f"{where}: {err.get('msg', 'invalid')}" if where else str(err.get("msg", "invalid")))
-    return "Invalid request (" + "; ".join(parts) + ")"
-
-
-async def invalid_request(request: Request, exc: Exception) -> Response:
-    """FastAPI's validation errors, in the API's ``{"error", "detail"}`` shape, and for the
-    pages as the table with the message (what a forged or garbled form post gets)."""
-    assert isinstance(exc, RequestValidationError)
-    message = _validation_message(exc)
-    if request.url.path.startswith("/api/"):
-        return JSONResponse({"error": "invalid_request", "detail": message}, status_code=422)
-    return await run_in_threadpool(refused_page, request, message, 422)
-
-
-def refused_page(request: Request, message: str, status: int) -> Response:
-    """The page's answer to a refused request: the table as it is now with ``message``
-    (an HTMX request gets the table fragment, which it swaps like any 4xx)."""
+def refused(request: Request, reason: Exception | str, status: int) -> Response:
+    """The page's answer to a refused request: the table as it really is with the message
+    (an HTMX request gets the table fragment, which it swaps like any 4xx), drawn with the
+    request's own session after rolling back what the refused action left."""
     embed = "/embed" in request.headers.get("HX-Current-URL", request.url.path)
-    with Session(request.app.state.db_engine, expire_on_commit=False) as session:
-        pid = security.player_id_of(request)
-        player = services.get_player(session, pid) or Player(id=pid or services.new_id())
-        ctx = page_context(session, player, embed=embed, error=message)
-        if request.headers.get("HX-Request") == "true":
-            return _render_fragment(request, ctx, status_code=status)
-        return _render_page(request, ctx, status_code=status)
+    session = get_session(request)
+    session.rollback()
+    pid = security.player_id_of(request)
+    player = services.get_player(session, pid) or Player(id=pid or services.new_id())
+    message = reason if isinstance(reason, str) else presenter.error_text(reason)
+    ctx = page_context(session, player, embed=embed, error=message)
+    if _is_htmx(request):
+        return _render_fragment(request, ctx, status_code=status)
+    return _render_page(request, ctx, status_code=status)

@@ -14,9 +14,8 @@ from __future__ import annotations
 
 import random
 
-from ..cards import HEARTS, LOW, QUEEN_OF_SPADES, Suit, iter_cards
+from ..cards import HEARTS, LOW, QUEEN_OF_SPADES, Suit, add_to, iter_cards
 from ..view import PlayerView
-from .sim import add_to
 
 DUMPED_FIRST = (1 << int(QUEEN_OF_SPADES)) | (HEARTS & ~((1 << (13 * int(Suit.HEARTS) + 9)) - 1))
 """The cards a player void in the led suit throws first: the Q♠ and the J♥ and above."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..cards import HEARTS, LOW, SUIT_MASK, add_card, remove_card
+from ..cards import HEARTS, LOW, SUIT_MASK, remove_card
 from ..rules import Rules
 
 if TYPE_CHECKING:
@@ -371,8 +371,3 @@ def _bits(mask: int) -> list[int]:
         out.append(low.bit_length() - 1)
         mask ^= low
     return out
-
-
-def add_to(mask: int, card: int, double: bool) -> int:
-    """``mask`` with one more copy of ``card`` (a second copy only with two decks)."""
-    return add_card(mask, card) if double else mask | 1 << card

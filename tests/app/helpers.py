@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from engine import FULL_DECK, CardSet, Game, PlayerView, Rules
+from engine import FULL_DECK, CardSet, Game, Phase, PlayerView, Rules
 from engine.cards import CLUBS
+from tests.engine.helpers import deal, play_policy
 
 ALL_CLUBS = CardSet.from_mask(CLUBS)
 OTHERS = FULL_DECK - ALL_CLUBS
@@ -24,3 +25,16 @@ def first_legal(view: PlayerView) -> str:
 
 def three_cards(view: PlayerView) -> list[str]:
     return [c.code() for c in list(view.hand)[:3]]
+
+
+def tie_broken_game() -> Game:
+    """West (1) and East (3) each shoot the moon once, so they tie at 26 with North and the
+    person at 52; East scored 0 in the last hand and wins, West is second."""
+    rules = Rules(passing=False, target_score=50, last_hand_breaks_ties=True)
+    clubs = " ".join(f"{r}C" for r in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"))
+    game = Game(rules, seed=1, deals=[deal(rules, "", clubs), deal(rules, "", "", "", clubs)])
+    play_policy(game, high={1})
+    game.next_round()
+    play_policy(game, high={3})
+    assert game.phase is Phase.GAME_OVER and game.totals == [52, 26, 52, 26] and game.winner == 3
+    return game

@@ -12,7 +12,8 @@ from sqlmodel import Session
 
 from app import services
 from app.models import GameRecord, Player
-from app.services import GAMES, PERSON, StaleStateError
+from app.services import GAMES, SOLO_SEAT, StaleStateError
+from app.thinking import Thinker
 from engine import Game, PlayerView, Rules, dumps, loads
 from engine.moves import NextRound
 from engine.rules import PRESETS
@@ -49,14 +50,14 @@ def test_a_hit_is_the_game_the_stored_record_replays_to(session: Session) -> Non
     p, rec = started(session)
     for _ in range(5):
         game = services.load_game(rec)
-        out = services.play_card(session, p, None, rec.version, first_legal(PlayerView.of(game, PERSON)))
+        out = services.play_card(session, p, None, rec.version, first_legal(PlayerView.of(game, SOLO_SEAT)))
         rec = fresh(session, out.record.id)
         hit = GAMES.get(rec)
         assert hit is not None
         replayed = loads(rec.record)
         assert state(hit) == state(replayed)
         assert dumps(hit) == rec.record
-        assert PlayerView.of(hit, PERSON).to_dict() == PlayerView.of(replayed, PERSON).to_dict()
+        assert PlayerView.of(hit, SOLO_SEAT).to_dict() == PlayerView.of(replayed, SOLO_SEAT).to_dict()
 
 
 def test_a_hit_skips_the_replay(session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -74,7 +75,7 @@ def test_other_versions_and_other_record_texts_miss(session: Session) -> None:
     old = GameRecord(id=rec.id, player_id=rec.player_id, difficulty=rec.difficulty, record=rec.record,
                      version=rec.version)
     game = services.load_game(rec)
-    services.play_card(session, p, None, rec.version, first_legal(PlayerView.of(game, PERSON)))
+    services.play_card(session, p, None, rec.version, first_legal(PlayerView.of(game, SOLO_SEAT)))
     new = fresh(session, rec.id)
     assert new.version > old.version
     # the newer version is not served from the older one, nor the other way round
@@ -97,9 +98,9 @@ def test_a_failed_action_leaves_the_cached_game_unchanged(session: Session,
                                                            monkeypatch: pytest.MonkeyPatch) -> None:
     p, rec = started(session)
     before = state(services.load_game(rec))
-    card = first_legal(PlayerView.of(services.load_game(rec), PERSON))
+    card = first_legal(PlayerView.of(services.load_game(rec), SOLO_SEAT))
 
-    def broken(session: Session, game: Game, difficulty: str) -> list[services.Step]:
+    def broken(thinker: Thinker | None, game: Game, difficulty: str, seat: int) -> list[services.Step]:
         raise RuntimeError("the computer players failed after the person's card was applied")
 
     with monkeypatch.context() as m:
@@ -117,16 +118,15 @@ def test_a_failed_action_leaves_the_cached_game_unchanged(session: Session,
                             version=rec.version)
     overtakers = [1]
 
-    def overtaken(session: Session, game: Game, difficulty: str) -> list[services.Step]:
+    def overtaken(thinker: Thinker | None, game: Game, difficulty: str, seat: int) -> list[services.Step]:
         if not overtakers:  # the other request's own computer players
-            return real_bots(session, game, difficulty)
+            return real_bots(thinker, game, difficulty, seat)
         overtakers.pop()
         with Session(session.get_bind(), expire_on_commit=False) as other:
-            other.info.update(session.info)
             mine = other.get(Player, p.id)
             assert mine is not None
             services.play_card(other, mine, None, version, card)
-        return real_bots(session, game, difficulty)
+        return real_bots(thinker, game, difficulty, seat)
 
     with monkeypatch.context() as m:
         m.setattr(services, "_bots", overtaken)

@@ -6,6 +6,8 @@ from __future__ import annotations
 import html
 import io
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -21,6 +23,9 @@ from engine import Card, Game, Rules
 PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 SPEC_LANGUAGES = {"en", "it", "pl", "id", "ms", "de", "es", "fil", "fr", "nl", "pt_BR", "vi", "tr", "ru", "uk",
                   "ar", "fa", "he", "hi", "th", "zh_Hans", "zh_Hant", "ja", "ko"}
+
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def po_path(code: str) -> Path:
@@ -43,13 +48,35 @@ def test_the_page_offers_the_24_languages_of_the_spec() -> None:
         assert po_path(lang.code).is_file(), f"no catalogue for {lang.code}"
 
 
-def test_every_template_and_app_string_is_in_the_committed_pot() -> None:
-    committed = load(i18n.POT)
-    fresh = i18n.extract()
+def test_every_template_and_app_string_is_in_the_committed_pot(tmp_path: Path) -> None:
+    fresh_pot = tmp_path / "fresh.pot"
+    # the Makefile's own extraction (pybabel extract with the project's keywords)
+    subprocess.run(["make", "--no-print-directory", "-s", "pot", f"POT={fresh_pot}",
+                    f"BIN={Path(sys.executable).parent}"], cwd=ROOT, check=True)
+    committed, fresh = load(i18n.POT), load(fresh_pot)
     missing = keys(fresh) - keys(committed)
     stale = keys(committed) - keys(fresh)
-    assert not missing, f"not extracted yet (run python -m app.i18n): {sorted(map(str, missing))}"
-    assert not stale, f"no longer used (run python -m app.i18n): {sorted(map(str, stale))}"
+    assert not missing, f"not extracted yet (run make messages): {sorted(map(str, missing))}"
+    assert not stale, f"no longer used (run make messages): {sorted(map(str, stale))}"
+    assert ("%(num)s player", "%(num)s players") in {m.id for m in fresh}  # NP_ in engine/rules.py
+
+
+@pytest.mark.parametrize("code", sorted(SPEC_LANGUAGES - {"en"}))
+def test_the_app_reads_each_catalogue_as_committed(code: str) -> None:
+    """The compiled .mo says what the .po says: none is missing or older than its .po (make catalogues)."""
+    po = load(po_path(code), locale=code)
+    compiled = i18n.translations(code)
+    for m in po:
+        if not m.id:
+            continue
+        if isinstance(m.id, tuple):
+            n = 5
+            got = compiled.npgettext(m.context, *m.id, n) if m.context else compiled.ngettext(*m.id, n)
+            want = m.string[compiled.plural(n)]
+        else:
+            got = compiled.pgettext(m.context, m.id) if m.context else compiled.gettext(m.id)
+            want = m.string
+        assert got == want, f"{code}: the compiled catalogue is stale (make catalogues): {m.id!r}"
 
 
 def test_the_page_has_no_text_left_out_of_the_catalogue(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -82,7 +109,7 @@ def test_the_page_has_no_text_left_out_of_the_catalogue(client: TestClient, monk
 @pytest.mark.parametrize("code", sorted(SPEC_LANGUAGES))
 def test_every_catalogue_is_complete_and_its_placeholders_match(code: str) -> None:
     catalog = load(po_path(code), locale=code)
-    assert keys(catalog) == keys(load(i18n.POT)), f"{code}: not merged with the .pot (run python -m app.i18n)"
+    assert keys(catalog) == keys(load(i18n.POT)), f"{code}: not merged with the .pot (run make messages)"
     untranslated, fuzzy, wrong = [], [], []
     for m in catalog:
         if not m.id:
@@ -185,7 +212,7 @@ def test_announcements_follow_the_language() -> None:
         names_it = presenter.seat_names(4)
         summary = presenter.hand_summary(view)
         assert summary.startswith("Fiori: ") and " Cuori: " in summary
-        assert presenter.table_context(view)["score_say"] == "Punteggi: Tu 0, Ovest 0, Nord 0 e Est 0."
+        assert presenter.build_table(view).score_say == "Punteggi: Tu 0, Ovest 0, Nord 0 e Est 0."
     assert names_it == ("Tu", "Ovest", "Nord", "Est")
     with i18n.using(i18n.BY_SLUG["pl"]):
         assert presenter.rules_lines(Rules(players=3, target_score=50)) == ["3 graczy", "do 50 punktów"]

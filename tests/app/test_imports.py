@@ -69,3 +69,39 @@ def test_a_cycle_through_a_function_level_import_is_found() -> None:
         "app.models": (False, "from . import services\n"),
     }
     assert _in_cycles(_graph(mods)) == ["app.services", "app.thinking"]
+
+
+def _layer(module: str) -> str:
+    if module == "app.main":
+        return "main"
+    if module.startswith("app.routers."):
+        return "router"
+    return module.split(".")[0] if not module.startswith("app") else "app"
+
+
+ALLOWED = {
+    # docs/architecture.md: each layer imports only the layers below it
+    "engine": {"engine"},
+    "app": {"engine", "app"},
+    "router": {"engine", "app"},  # a router never imports another router
+    "main": {"engine", "app", "router"},
+    "tools": {"engine", "app", "tools", "main"},
+}
+
+
+def _crossings(graph: dict[str, set[str]]) -> list[str]:
+    return sorted(f"{name} -> {dep}" for name, deps in graph.items() for dep in deps
+                  if _layer(dep) not in ALLOWED[_layer(name)] and dep != "app.routers")
+
+
+def test_each_layer_imports_only_the_layers_below_it() -> None:
+    graph = _graph(_sources())
+    assert _crossings(graph) == []
+    assert "app.routers.api" not in graph["app.routers.pages"]  # the pages once borrowed the API's errors
+
+
+def test_a_service_importing_a_router_is_caught() -> None:
+    mods = {"app": (True, ""), "app.routers": (True, ""), "app.services": (False, "from .routers import pages\n"),
+            "app.routers.pages": (False, "from .. import services\nfrom . import api\n"),
+            "app.routers.api": (False, "")}
+    assert _crossings(_graph(mods)) == ["app.routers.pages -> app.routers.api", "app.services -> app.routers.pages"]

@@ -6,6 +6,7 @@ from __future__ import annotations
 import random
 import threading
 from collections.abc import Iterator
+from collections.abc import Set as AbstractSet
 from pathlib import Path
 from typing import Any
 
@@ -120,7 +121,7 @@ def test_a_stale_api_action_gets_409_with_the_game_as_it_is(server: LiveServer) 
 def _person_to_play(session: Session) -> tuple[Player, GameRecord]:
     player = services.create_player(session)
     out = services.start_game(session, player, Rules(passing=False), "easy", seed=3)
-    assert out.game.phase is Phase.PLAY and out.game.turn == services.PERSON
+    assert out.game.phase is Phase.PLAY and out.game.turn == services.SOLO_SEAT
     return player, out.record
 
 
@@ -139,11 +140,11 @@ def test_a_slow_computer_player_holds_no_lock_and_loses_a_race_cleanly(app: Fast
     other_stored = threading.Event()
     real_run_bots = services.run_bots
 
-    def slow_run_bots(game: Game, difficulty: str) -> list[services.Step]:
+    def slow_run_bots(game: Game, difficulty: str, *seats: Any) -> list[services.Step]:
         if threading.current_thread().name == "slow":
             thinking.set()
             assert other_stored.wait(30), "the other request could not store while a bot was thinking"
-        return real_run_bots(game, difficulty)
+        return real_run_bots(game, difficulty, *seats)
 
     monkeypatch.setattr(services, "run_bots", slow_run_bots)
     outcome: dict[str, Any] = {}
@@ -182,13 +183,13 @@ def test_starting_a_game_computes_the_passes_before_taking_the_write_lock(app: F
     written = threading.Event()
     real_run_bots = services.run_bots
 
-    def slow_run_bots(game: Game, difficulty: str) -> list[services.Step]:
+    def slow_run_bots(game: Game, difficulty: str, *seats: Any) -> list[services.Step]:
         if threading.current_thread().name == "slow":
             # another player's write must get through while these passes are chosen
             with Session(engine) as other:
                 services.set_preferences(other, other.get(Player, bystander.id), fast_play=True)  # type: ignore[arg-type]
             written.set()
-        return real_run_bots(game, difficulty)
+        return real_run_bots(game, difficulty, *seats)
 
     monkeypatch.setattr(services, "run_bots", slow_run_bots)
 
@@ -220,25 +221,25 @@ def test_hard_thinks_in_a_worker_process_and_decides_as_it_would_in_the_web_proc
 
 
 class _SaturatedPool(Thinker):
-    def moves(self, record: str, difficulty: str) -> list[str] | None:
+    def moves(self, record: str, difficulty: str, people: AbstractSet[int] = frozenset({0})) -> list[str] | None:
         return None  # what a pool that did not answer within the time budget gives
 
 
 def test_when_the_pool_does_not_answer_in_time_the_game_still_moves(session: Session) -> None:
-    session.info["thinker"] = _SaturatedPool(workers=1)
     player = services.create_player(session)
-    out = services.start_game(session, player, Rules(), "hard", seed=4)
+    out = services.start_game(session, player, Rules(), "hard", seed=4,
+                              ctx=services.Context(thinker=_SaturatedPool(workers=1)))
     game = loads(out.record.record)
-    assert len(game.moves) == 3 and all(m.seat != services.PERSON for m in game.moves)  # type: ignore[union-attr]
+    assert len(game.moves) == 3 and all(m.seat != services.SOLO_SEAT for m in game.moves)  # type: ignore[union-attr]
 
 
 def test_the_app_sends_hard_thinking_to_its_pool(app: FastAPI, client: TestClient) -> None:
     calls: list[str] = []
 
     class Counting(Thinker):
-        def moves(self, record: str, difficulty: str) -> list[str] | None:
+        def moves(self, record: str, difficulty: str, people: AbstractSet[int] = frozenset({0})) -> list[str] | None:
             calls.append(difficulty)
-            return super().moves(record, difficulty)
+            return super().moves(record, difficulty, people)
 
     app.state.thinker.close()
     app.state.thinker = Counting(workers=1)

@@ -79,7 +79,7 @@ def test_2_passing_across_to_north_the_queen_and_two_high_hearts() -> None:
     assert lessons.right_choice("pass") == ["QS", "KH", "AH"]
     done = lessons.attempt("pass", ["QS", "AH", "KH"])
     assert done.verdict is not None and done.verdict.kind == "right" and done.done
-    after = done.table["v"]
+    after = done.view
     assert after.passed == CardSet("QS AH KH") and after.received_from == NORTH
     assert lessons.position("lead").hand(NORTH) >= CardSet("QS AH KH")
 
@@ -89,9 +89,9 @@ def test_3_the_first_trick_is_led_with_the_two_of_clubs_and_the_others_follow() 
     assert v.turn == SOUTH and v.first_trick and not v.trick and v.legal == CardSet("2C")
     named("lead", "2C")
     done = lessons.attempt("lead", ["2C"])
-    trick = done.table["v"].tricks[-1]
+    trick = done.view.tricks[-1]
     assert (trick.leader, trick.cards, trick.winner) == (SOUTH, cards("2C AC 10C 4C"), WEST)
-    assert [t.face.code for t in done.table["trick"]] == ["2C", "AC", "10C", "4C"] and done.arrive_from == 0
+    assert [t.face.code for t in done.table.trick.cards] == ["2C", "AC", "10C", "4C"] and done.arrive_from == 0
 
 
 def test_4_mid_trick_west_led_the_five_north_the_queen_east_the_eight() -> None:
@@ -110,8 +110,8 @@ def test_5_the_queen_wins_a_clean_trick_and_north_leads_next() -> None:
     assert (t.leader, t.cards, t.winner, t.points) == (WEST, cards("5C QC 8C 9C"), NORTH, 0)
     assert v.turn == NORTH and not v.trick
     screen = lessons.lesson_screen("trick")
-    assert [c.winner for c in screen.table["trick"]] == [False, True, False, False]
-    assert lessons.attempt("follow", ["9C"]).table["v"] == v, "lesson 4 played out is lesson 5"
+    assert [c.winner for c in screen.table.trick.cards] == [False, True, False, False]
+    assert lessons.attempt("follow", ["9C"]).view == v, "lesson 4 played out is lesson 5"
 
 
 def test_6_west_leads_the_king_north_discards_the_seven_of_hearts_and_hearts_are_broken() -> None:
@@ -142,7 +142,7 @@ def test_8_north_leads_the_king_of_clubs_you_are_out_of_clubs_and_the_five_of_he
     assert Card("5H") in v.hand and Card("AC") in v.unseen, "the ace of clubs is still out"
     named("moon", "KC", "AC")
     done = lessons.attempt("moon", ["5H"])
-    after = done.table["v"]
+    after = done.view
     t = after.tricks[-1]
     assert (t.cards, t.winner, t.points) == (cards("KC 5C 5H AC"), WEST, 1)
     # a heart is in another pile than North's: the moon can no longer be shot
@@ -167,13 +167,13 @@ def test_every_card_of_the_hand_gets_a_verdict_from_the_rules(slug: str) -> None
         if card.code() in right:
             assert verdict.kind == "right" and screen.done
         elif card in v.legal:
-            assert verdict.kind == "poor" and not screen.done and screen.table["v"] == v, "nothing is played"
+            assert verdict.kind == "poor" and not screen.done and screen.view == v, "nothing is played"
         else:
             with pytest.raises(Exception) as caught:
                 lessons.position(slug).play(SOUTH, card)
             assert verdict.kind == "illegal" and verdict.rule == caught.value.rule  # type: ignore[attr-defined]
             assert verdict.text == lessons.RULE_TEXTS[verdict.rule]
-            assert screen.table["v"] == v and not screen.done
+            assert screen.view == v and not screen.done
 
 
 def test_the_rule_sentences_name_the_rule_broken() -> None:

@@ -7,9 +7,8 @@ import pytest
 
 from app import i18n, presenter
 from engine import Game, Phase, Rules
-from tests.engine.helpers import deal, play_policy
 
-from .helpers import first_legal, moon_game
+from .helpers import first_legal, moon_game, tie_broken_game
 
 
 def test_numbers_use_a_true_minus_sign_and_signed_points_never_read_plus_minus() -> None:
@@ -39,17 +38,12 @@ def test_a_tie_broken_by_the_last_hand_ranks_its_winner_alone_first() -> None:
     assert presenter.place_text((40, 40, 60, 70), winner=0) == ""
     # the whole table: West (1) and East (3) each shoot the moon once, so they tie at 26; East
     # scored 0 in the last hand and wins, West is second
-    rules = Rules(passing=False, target_score=50, last_hand_breaks_ties=True)
-    clubs = " ".join(f"{r}C" for r in ("2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "A"))
-    game = Game(rules, seed=1, deals=[deal(rules, "", clubs), deal(rules, "", "", "", clubs)])
-    play_policy(game, high={1})
-    game.next_round()
-    play_policy(game, high={3})
-    assert game.phase is Phase.GAME_OVER and game.totals == [52, 26, 52, 26] and game.winner == 3
+    game = tie_broken_game()
+    rules = game.rules
     result = presenter.round_result(game.view(0), presenter.seat_names(4))
     assert result is not None
-    assert [(c["name"], c["place"]) for c in result["columns"]] == [("East", 1), ("West", 2), ("You", 3), ("North", 3)]
-    assert result["tie_note"] == "Tied for the lowest total: the lower score in the last hand wins."
+    assert [(c.name, c.place) for c in result.columns] == [("East", 1), ("West", 2), ("You", 3), ("North", 3)]
+    assert result.tie_note == "Tied for the lowest total: the lower score in the last hand wins."
     assert presenter.rules_lines(rules)[-1] == "ties broken by the last hand"
 
 
@@ -74,11 +68,11 @@ def test_after_a_scored_hand_a_seat_shows_its_total_alone() -> None:
     game = moon_game(shooters_choice=True)
     while game.phase is Phase.PLAY:
         game.play(game.turn, game.legal_cards()[0])  # type: ignore[arg-type]
-    assert presenter.table_context(game.view(0))["person_taken"] == 26  # the choice is still to make
+    assert presenter.build_table(game.view(0)).me.taken == 26  # the choice is still to make
     game.choose_moon(0, True)
-    table = presenter.table_context(game.view(0))
-    assert table["person_total"] == -26 and table["person_taken"] == 0
-    assert all(p.taken == 0 for p in table["plates"])
+    table = presenter.build_table(game.view(0))
+    assert table.me.total == -26 and table.me.taken == 0
+    assert all(p.taken == 0 for p in table.others)
 
 
 def test_the_pass_strip_says_what_went_where_and_a_hand_without_passing() -> None:

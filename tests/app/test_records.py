@@ -69,7 +69,7 @@ def test_a_moon_counts_when_it_is_shot_not_at_game_end(app: FastAPI) -> None:
     assert records_of(app, player.id)["easy"].moons == 1
     assert records_of(app, player.id)["easy"].played == 0  # the game is not over
     final = play_first_legal(app, player, rec.id, until=Phase.GAME_OVER)
-    shot = loads(final.record).shooters.count(services.PERSON)
+    shot = loads(final.record).shooters.count(services.SOLO_SEAT)
     line = records_of(app, player.id)["easy"]
     assert (line.played, line.moons) == (1, shot)  # the first moon was not counted again at the end
     assert stored(app, rec.id).moons_counted == shot
@@ -89,7 +89,7 @@ def test_two_racing_requests_on_the_moon_shooting_card_count_it_once(app: FastAP
     with Session(app.state.db_engine, expire_on_commit=False) as s:
         p = s.get(Player, player.id)
         assert p is not None
-        while len(loads(services.find_game(s, p, rec.id).record).hand(services.PERSON)) > 1:
+        while len(loads(services.find_game(s, p, rec.id).record).hand(services.SOLO_SEAT)) > 1:
             r = services.find_game(s, p, rec.id)
             services.play_card(s, p, rec.id, r.version, sorted(loads(r.record).legal_cards())[0].code())
         last = services.find_game(s, p, rec.id)
@@ -173,11 +173,11 @@ def test_a_play_racing_a_new_game_never_brings_the_old_game_back(app: FastAPI,
     thinking, abandoned = threading.Event(), threading.Event()
     real_run_bots = services.run_bots
 
-    def slow_run_bots(game: Game, difficulty: str) -> list[services.Step]:
+    def slow_run_bots(game: Game, difficulty: str, *seats: Any) -> list[services.Step]:
         if threading.current_thread().name == "play":
             thinking.set()
             assert abandoned.wait(30)
-        return real_run_bots(game, difficulty)
+        return real_run_bots(game, difficulty, *seats)
 
     monkeypatch.setattr(services, "run_bots", slow_run_bots)
     outcome: dict[str, str] = {}

@@ -104,6 +104,9 @@ def test_deal_pass_and_play_through_htmx_fragments(app: FastAPI, client: TestCli
     first = re.search(r'<template class="frame" data-pause="trick" data-say="Shuffling the deck.">(.*?)</template>',
                       r.text, re.S)
     assert first and "Shuffling the deck…" in first.group(1) and "in-hand" not in first.group(1)
+    # a new deal draws every side panel again, after the playback
+    for panel in ("sheet", "tricks", "current_rules"):
+        assert f'<template class="deferred" data-target="#{panel}" data-swap="outerHTML">' in r.text
     rec, view = current(app, client)
     assert version_of(r.text) == rec.version
     # the hand: one button per card, named in full
@@ -124,8 +127,9 @@ def test_deal_pass_and_play_through_htmx_fragments(app: FastAPI, client: TestCli
     # the received cards are marked until the first trick ends
     for card in view.received or ():
         assert re.search(rf'value="{card.code()}" data-card="{card.code()}" class="[^"]*received', r.text)
-    # side panels arrive as deferred updates, applied after the playback
-    assert '<template class="deferred" data-target="sheet">' in r.text
+    # side panels arrive as deferred updates, applied after the playback, when they change: a
+    # pass changes no panel
+    assert '<template class="deferred"' not in r.text
     card = next(iter(view.legal)).code()
     r = client.post("/game/play", data={"version": rec.version, "card": card}, headers=HX)
     assert r.status_code == 200
@@ -237,7 +241,8 @@ def test_round_end_next_hand_and_moon_choice_on_the_page(app: FastAPI, client: T
     r = client.post("/game/next", data={"version": rec.version}, headers=HX)
     assert r.status_code == 200 and "Hand 2" in r.text
     assert 'data-say="Shuffling the deck."' in r.text
-    sheet = re.search(r'<template class="deferred" data-target="sheet">(.*?)</template>', r.text, re.S)
+    sheet = re.search(r'<template class="deferred" data-target="#sheet" data-swap="outerHTML">(.*?)</template>',
+                      r.text, re.S)
     assert sheet and "☾" in sheet.group(1)
 
 

@@ -7,7 +7,7 @@ from sqlmodel import Session, select
 
 from app import services
 from app.models import GameRecord, Player, Record
-from app.services import PERSON, GameNotFoundError, StaleStateError
+from app.services import SOLO_SEAT, GameNotFoundError, StaleStateError
 from engine import Phase, Rules, dumps, loads
 from engine import events as ev
 from engine.errors import IllegalMoveError, WrongPhaseError
@@ -33,7 +33,7 @@ def test_start_game_stores_the_deal_and_the_bots_passes(session: Session) -> Non
     game = loads(rec.record)
     assert game.phase is Phase.PASS
     assert rec.version == game.move_count == 3  # the three computer players have chosen their pass
-    assert game.to_act == (PERSON,)
+    assert game.to_act == (SOLO_SEAT,)
     assert rec.status == "active" and rec.difficulty == "easy"
 
 
@@ -53,14 +53,14 @@ def test_passing_moves_on_to_the_persons_turn_and_returns_every_step(session: Se
     chosen = three_cards(view)
     out = services.pass_cards(session, p, None, out.record.version, chosen)
     view = out.view
-    assert view.phase is Phase.PLAY and view.turn == PERSON
+    assert view.phase is Phase.PLAY and view.turn == SOLO_SEAT
     assert not set(chosen) & set(view.hand.codes())
     assert view.received is not None and len(view.received) == 3
     kinds = [type(e) for e in out.events]
     assert ev.PassesExchanged in kinds
     assert out.record.version == loads(stored(session, out.record.id).record).move_count
     # every step's view is the person's, taken right after that move
-    assert all(s.view.seat == PERSON for s in out.steps)
+    assert all(s.view.seat == SOLO_SEAT for s in out.steps)
 
 
 def test_an_illegal_card_is_refused_and_nothing_is_stored(session: Session) -> None:
@@ -134,8 +134,8 @@ def test_a_whole_game_ends_once_and_counts_in_the_records_once(session: Session)
     assert game.is_over and game.winner is not None
     lines = {r.difficulty: r for r in services.records(session, p)}
     assert lines["hard"].played == 1
-    assert lines["hard"].won == (1 if game.winner == PERSON else 0)
-    assert lines["hard"].best_score == game.totals[PERSON]
+    assert lines["hard"].won == (1 if game.winner == SOLO_SEAT else 0)
+    assert lines["hard"].best_score == game.totals[SOLO_SEAT]
     assert lines["easy"].played == 0
     # nothing more can be done with a finished game, and it is never counted again
     with pytest.raises(services.GameClosedError):
@@ -156,8 +156,8 @@ def test_shooters_choice_asks_the_person_and_the_moon_is_recorded(session: Sessi
     while out.view.phase is Phase.PLAY:
         out = services.play_card(session, p, None, out.record.version, first_legal(out.view))
     view = out.view
-    assert view.phase is Phase.MOON_CHOICE and view.pending_shooter == PERSON
-    assert view.moon_options()["subtract"][PERSON] == -26
+    assert view.phase is Phase.MOON_CHOICE and view.pending_shooter == SOLO_SEAT
+    assert view.moon_options()["subtract"][SOLO_SEAT] == -26
     out = services.choose_moon(session, p, None, out.record.version, True)
     assert out.game.is_over and out.game.totals == [-26, 0, 0, 0]
     line = next(r for r in services.records(session, p) if r.difficulty == "medium")
@@ -192,8 +192,8 @@ def test_two_simultaneous_actions_on_the_same_version_cannot_both_be_stored(sess
         rec_a, rec_b = a.get(GameRecord, out.record.id), b.get(GameRecord, out.record.id)
         assert rec_a is not None and rec_b is not None and rec_a.version == rec_b.version
         game_a, game_b = loads(rec_a.record), loads(rec_b.record)
-        game_a.play(PERSON, game_a.legal_cards()[0])
-        game_b.play(PERSON, game_b.legal_cards()[-1])
+        game_a.play(SOLO_SEAT, game_a.legal_cards()[0])
+        game_b.play(SOLO_SEAT, game_b.legal_cards()[-1])
         services._store(a, rec_a, game_a, [])  # the first commits…
         with pytest.raises(StaleStateError):  # …the second matches no row and is refused
             services._store(b, rec_b, game_b, [])

@@ -215,4 +215,4 @@ def test_presets_are_the_documented_variants() -> None:
 def test_describe_lists_what_differs() -> None:
     assert STANDARD.describe() == ["4 players", "to 100 points"]
     d = Rules(players=3, target_score=50, max_rounds=5, passing=False, omnibus=True).describe()
-    assert d == ["3 players", "to 50 points", "at most 5 rounds", "no passing", "J♦ −10"]
+    assert d == ["3 players", "to 50 points", "at most 5 hands", "no passing", "J♦ −10"]
