@@ -325,29 +325,18 @@ def pass_scores(hand: int, rules: Rules, direction: PassDirection) -> list[tuple
 def pass_candidates(hand: int, rules: Rules, direction: PassDirection, top: int = 5) -> list[int]:
     """Pass masks worth simulating: the greedy choice first, then every three of the
     ``top`` cards we most want to be rid of."""
-    from itertools import combinations
-
     first = choose_pass_mask(hand, rules, direction)
     ranked = sorted(card_scores(hand, rules, direction), key=lambda vc: (-vc[0], vc[1]))
     pool = [c for _, c in ranked[:top]]
     if hand >> 52:  # two decks: a second copy of a top card may be passed too
         pool += [c for c in pool if hand >> (c + 52) & 1]
-    out = [first]
-    for combo in combinations(pool, 3):
-        m = 0
-        for c in combo:
-            m = add_card(m, c)
-        if m.bit_count() == 3 and m not in out and multiset_contains(hand, m):
-            out.append(m)
-    return out
+    return _threes(hand, pool, first)
 
 
 def hard_pass_candidates(hand: int, rules: Rules, direction: PassDirection, top: int = 5) -> list[int]:
     """Pass masks for a search to judge: the careful player's pass first, then every three of
     the ``top`` cards we most want to be rid of, the Q♠ among them whenever we hold her
     (across too: whether she goes is the search's to judge by how the round plays out)."""
-    from itertools import combinations
-
     first = choose_pass_mask(hand, rules, direction)
     ranked = sorted(card_scores(hand, rules, direction, keep_queen_across=False), key=lambda vc: (-vc[0], vc[1]))
     pool = [c for _, c in ranked[:top]]
@@ -355,6 +344,13 @@ def hard_pass_candidates(hand: int, rules: Rules, direction: PassDirection, top:
         pool.append(QS)
     if hand >> 52:
         pool += [c for c in pool if hand >> (c + 52) & 1]
+    return _threes(hand, pool, first)
+
+
+def _threes(hand: int, pool: list[int], first: int) -> list[int]:
+    """``first``, then every three cards of ``pool`` that ``hand`` holds, each pass once."""
+    from itertools import combinations
+
     out = [first]
     for combo in combinations(pool, 3):
         m = 0
