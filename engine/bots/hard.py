@@ -72,13 +72,15 @@ CLOSE = 0.5
 """Two candidates are close while the leader's mean is less than this many points ahead."""
 
 
-def utility(points: Sequence[int], totals: Sequence[int], me: int, target: int,
+def utility(points: Sequence[int], totals: Sequence[int], me: int, target: int, moon_value: int,
             shooter: int = -1, aware: bool = False) -> float:
     """Our outcome of a round's ``points``; with ``aware``, the moon and the game leader
-    weigh more (see the module's description)."""
+    weigh more (see the module's description).  ``moon_value`` is the round's moon (26 with
+    one deck, more with Omnibus or two decks): the game may end this round once someone's
+    total and it reach the target."""
     n = len(points)
     mine = points[me]
-    if aware and n > 2 and max(totals) + 26 >= target:
+    if aware and n > 2 and max(totals) + moon_value >= target:
         lead = min(t for i, t in enumerate(totals) if i != me)
         wsum = 0.0
         acc = 0.0
@@ -104,10 +106,7 @@ def rollout(st: SimRound, totals: Sequence[int], me: int, target: int) -> float:
     play = st.play
     while not st.done:
         play(choose_card(st))
-    subtract = False
-    if st.shooter >= 0 and st.t.shooters_choice:
-        subtract = moon_subtract(totals, st.shooter, st.moon_value, target)
-    return utility(st.points(subtract), totals, me, target)
+    return outcome(st, totals, me, target, False)
 
 
 def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int) -> float:
@@ -125,10 +124,16 @@ def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int) -> 
             play(shoot_card(st))
         else:
             play(choose_card(st, True))
+    return outcome(st, totals, me, target, True)
+
+
+def outcome(st: SimRound, totals: Sequence[int], me: int, target: int, aware: bool) -> float:
+    """Our utility of the finished round ``st``: a moon is scored with the shooter's choice
+    as the shooter would make it (when the rules offer one)."""
     subtract = False
     if st.shooter >= 0 and st.t.shooters_choice:
         subtract = moon_subtract(totals, st.shooter, st.moon_value, target)
-    return utility(st.points(subtract), totals, me, target, st.shooter, True)
+    return utility(st.points(subtract), totals, me, target, st.moon_value, st.shooter, aware)
 
 
 def high_stakes(view: PlayerView) -> bool:

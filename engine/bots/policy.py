@@ -101,25 +101,47 @@ def moon_threat(st: SimRound, me: int) -> int:
     return -1
 
 
-def shooting(st: SimRound, me: int, hand: int, out: int) -> bool:
-    """Should ``me`` go for the moon: every penalty card taken so far is ours, a good share
-    of them, and most of our cards are sure winners."""
-    if not st.pen_taken[me] or st.pen_points[me] * 2 < st.moon_value:
-        return False
+def only_taker(st: SimRound, me: int) -> bool:
+    """Has nobody but ``me`` taken a penalty card so far (``me`` may have taken none)?"""
     for s, k in enumerate(st.pen_taken):
         if k and s != me:
             return False
+    return True
+
+
+def expected_winners(hand: int, out: int, sure: bool = False) -> int:
+    """Cards of ``hand`` (distinct-card mask) likely to win a trick if the suit is led from
+    the top, ``out`` being the cards the others may hold.  With ``sure``, only the cards
+    above every card of their suit still out.  Otherwise a card wins when the others hold no
+    more cards above it than we do, and once the top cards have drawn out even the longest of
+    the others' holdings (taken as half of what they hold), the rest of a long suit wins too.
+    The one measure of a hand's strength for the moon: the careful player's ``shooting``
+    counts the sure winners, the shooter and the rollouts' shooters the likely ones."""
     winners = 0
-    total = 0
     for suit in range(4):
         mine = hand & SUIT_MASK[suit]
         if not mine:
             continue
         theirs = out & SUIT_MASK[suit]
-        total += _count(mine)
-        top = _high(theirs) if theirs else -1
-        winners += _count(mine & ~((1 << (top + 1)) - 1)) if top >= 0 else _count(mine)
-    return winners * 3 >= total * 2
+        top = 0
+        above_mine = 0
+        for c in sorted(iter_cards(mine), reverse=True):
+            if _count(theirs >> (c + 1)) <= (0 if sure else above_mine):
+                top += 1
+            above_mine += 1
+        if sure:
+            winners += top
+        else:
+            winners += above_mine if top * 2 >= _count(theirs) else top
+    return winners
+
+
+def shooting(st: SimRound, me: int, hand: int, out: int) -> bool:
+    """Should ``me`` go for the moon: every penalty card taken so far is ours, a good share
+    of them, and at least two thirds of our cards are sure winners."""
+    if not st.pen_taken[me] or st.pen_points[me] * 2 < st.moon_value or not only_taker(st, me):
+        return False
+    return expected_winners(hand, out, sure=True) * 3 >= _count(hand) * 2
 
 
 def choose_card(st: SimRound, hunt: bool = False) -> int:

@@ -16,7 +16,7 @@ from ..rules import Rules
 from ..values import Phase
 from ..view import PlayerView
 from .base import BaseBot, check_view, view_round
-from .policy import choose_card, choose_pass_mask, shoot_card
+from .policy import choose_card, choose_pass_mask, expected_winners, only_taker, shoot_card
 from .sim import SimRound
 
 PASS_STRENGTH = (11, 20)
@@ -25,33 +25,10 @@ PLAY_STRENGTH = (1, 2)
 """Keep going while the expected winners make up half of what is left in the hand."""
 
 
-def expected_winners(hand: int, out: int) -> int:
-    """Cards of ``hand`` (distinct-card mask) likely to win a trick if led from the top:
-    a card wins when the others hold no more cards above it than we do, and a long suit's
-    low cards win once the others have run out of it."""
-    winners = 0
-    for suit in range(4):
-        mine = hand & SUIT_MASK[suit]
-        if not mine:
-            continue
-        theirs = out & SUIT_MASK[suit]
-        top = 0
-        above_mine = 0
-        for c in sorted(iter_cards(mine), reverse=True):
-            if (theirs >> (c + 1)).bit_count() <= above_mine:
-                top += 1
-            above_mine += 1
-        # once the top cards have drawn out even the longest of the others' holdings
-        # (taken as half of what they hold), the rest of the suit wins too
-        winners += above_mine if top * 2 >= theirs.bit_count() else top
-    return winners
-
-
 def going_for_moon(st: SimRound, me: int) -> bool:
     """Nobody else has taken a penalty card and our hand still looks strong enough."""
-    for s, k in enumerate(st.pen_taken):
-        if k and s != me:
-            return False
+    if not only_taker(st, me):
+        return False
     if st.t.double:
         return False  # two decks: cancelled tricks make a moon a lottery
     hand = st.hands[me] & LOW

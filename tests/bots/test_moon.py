@@ -10,8 +10,8 @@ from engine import Game, Phase, Rules
 from engine.bots.base import view_round
 from engine.bots.hard import HardBot, high_stakes
 from engine.bots.medium import MediumBot
-from engine.bots.policy import QS_BIT, hard_pass_candidates, pass_candidates
-from engine.bots.shooter import ShooterBot, expected_winners, going_for_moon, moon_pass
+from engine.bots.policy import QS_BIT, expected_winners, hard_pass_candidates, pass_candidates
+from engine.bots.shooter import ShooterBot, going_for_moon, moon_pass
 from engine.cards import CardSet, parse_card
 from engine.referee import computer_turns
 from engine.rules import PassDirection
@@ -93,6 +93,11 @@ def test_expected_winners_counts_top_cards_and_long_suits() -> None:
     # seven hearts from the ace down: the others hold six between them, all lower
     hearts = mask("AH KH QH 5H 4H 3H 2H")
     assert expected_winners(hearts, ((1 << 52) - 1) & ~hearts) == 7
+    # the careful player counts only sure winners: the Q♥ under a K♥ still out is not one
+    aq = mask("AH QH")
+    assert expected_winners(aq, ((1 << 52) - 1) & ~aq) == 2
+    assert expected_winners(aq, ((1 << 52) - 1) & ~aq, sure=True) == 1
+    assert expected_winners(hearts, ((1 << 52) - 1) & ~hearts, sure=True) == 3
 
 
 def test_shooters_shoot_the_moon_against_medium() -> None:
@@ -164,10 +169,24 @@ def test_outcome_weighs_a_moon_and_near_the_end_the_leader() -> None:
     totals = [40, 30, 60, 50]  # nobody near 100: the moon weight alone decides
     moon = [26, 0, 26, 26]
     take_17 = [17, 0, 9, 0]
-    assert utility(moon, totals, 0, 100) > utility(take_17, totals, 0, 100)  # the old measure let it run
-    assert utility(moon, totals, 0, 100, shooter=1, aware=True) < utility(take_17, totals, 0, 100, aware=True)
+    assert utility(moon, totals, 0, 100, 26) > utility(take_17, totals, 0, 100, 26)  # the old measure let it run
+    assert utility(moon, totals, 0, 100, 26, shooter=1, aware=True) < utility(take_17, totals, 0, 100, 26, aware=True)
     near = [70, 50, 60, 74]  # the game may end this round: seat 1, the leader, counts double
-    to_leader = utility([0, 10, 0, 0], near, 0, 100, aware=True)
-    to_other = utility([0, 0, 10, 0], near, 0, 100, aware=True)
+    to_leader = utility([0, 10, 0, 0], near, 0, 100, 26, aware=True)
+    to_other = utility([0, 0, 10, 0], near, 0, 100, 26, aware=True)
     assert to_leader == 5.0 and to_other == 2.5
-    assert utility([0, 10, 0, 0], near, 0, 100) == utility([0, 0, 10, 0], near, 0, 100)
+    assert utility([0, 10, 0, 0], near, 0, 100, 26) == utility([0, 0, 10, 0], near, 0, 100, 26)
+
+
+def test_outcome_near_the_end_counts_the_rounds_moon_value() -> None:
+    """Whether the game may end this round depends on the round's moon, not on 26: with
+    two decks (a moon of 52) a leader at 55 may reach 100 this round, with one deck not."""
+    from engine.bots.hard import utility
+    totals = [50, 40, 45, 55]
+    one_deck = [utility([0, 0, 0, 10], totals, 0, 100, 26, aware=True),
+                utility([0, 10, 0, 0], totals, 0, 100, 26, aware=True)]
+    two_decks = [utility([0, 0, 0, 10], totals, 0, 100, 52, aware=True),
+                 utility([0, 10, 0, 0], totals, 0, 100, 52, aware=True)]
+    assert one_deck[0] == one_deck[1]  # nobody can reach 100: points to anyone count alike
+    assert two_decks[0] < two_decks[1]  # seat 1 leads the game: its points count more
+    assert two_decks == [2.5, 5.0]
