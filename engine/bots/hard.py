@@ -70,6 +70,12 @@ PASS_EXTEND = 2
 """The same for the pass, which is the slowest decision already."""
 CLOSE = 0.5
 """Two candidates are close while the leader's mean is less than this many points ahead."""
+BUDGET = (100000, 80000, 1000)
+"""Hard's default budget: simulated card plays for a play and for the pass, and sampled deals
+at most.  Measured on this project's machine it keeps the 95th percentile of a decision's
+CPU time under 1 s (docs/strength.md)."""
+CLASSIC_BUDGET = (40000, 60000, 400)
+"""The same before issue 14 (``classic``): the arena's yardstick keeps it."""
 
 
 def utility(points: Sequence[int], totals: Sequence[int], me: int, target: int, moon_value: int,
@@ -169,17 +175,20 @@ def candidates(view: PlayerView, legal: int) -> list[int]:
 class HardBot(BaseBot):
     name = "hard"
 
-    def __init__(self, budget: int = 40000, pass_budget: int = 60000, min_samples: int = 8,
-                 max_samples: int = 400, max_seconds: float = 3.0, classic: bool = False) -> None:
+    def __init__(self, budget: int | None = None, pass_budget: int | None = None, min_samples: int = 8,
+                 max_samples: int | None = None, max_seconds: float = 3.0, classic: bool = False) -> None:
         self.classic = classic
         """Hard as before issue 14: every seat's rollouts by the careful policy, the round's
         margin only, passes among Medium's favourite cards, a fixed budget."""
-        self.budget = budget
+        defaults = CLASSIC_BUDGET if classic else BUDGET
+        self.budget = defaults[0] if budget is None else budget
         """Simulated card plays per decision (the time budget, reproducibly)."""
-        self.pass_budget = pass_budget
+        self.pass_budget = defaults[1] if pass_budget is None else pass_budget
         """Simulated card plays for choosing the pass."""
         self.min_samples = min_samples
-        self.max_samples = max_samples
+        self.max_samples = defaults[2] if max_samples is None else max_samples
+        """Sampled deals at most per decision (late in a round rollouts are cheap: this bounds
+        the work there)."""
         self.max_seconds = max_seconds
         """Safety cap in CPU seconds of the deciding thread: stop sampling early on a machine
         far slower than expected (CPU time, so other processes' load changes nothing)."""
