@@ -418,7 +418,8 @@ def main(argv: Sequence[str] | None = None) -> int:
            "ismcts_sims": args.ismcts_sims}
     hard_kinds = {"hard", HARD0} & {s for lu in lineups for s in lu}
     head = {"deals": args.deals, "seed": args.seed, "seats": seats, "lineups": lineups, "rules": rules.to_dict(),
-            "hard_budget": (args.hard_budget or HardBot().budget) if hard_kinds else None,
+            "hard_budget": {k: args.hard_budget or HardBot(classic=k == HARD0).budget for k in sorted(hard_kinds)}
+            if hard_kinds else None,
             "ismcts_sims": args.ismcts_sims if any(ISMCTS in lu for lu in lineups) else None}
     save = open(args.save, "w", encoding="utf-8") if args.save else None  # noqa: SIM115 (written deal by deal)
     if save:

@@ -107,6 +107,7 @@ def test_paired_hard0_and_hard_agree_on_the_deals(capsys: pytest.CaptureFixture[
     res = _run(capsys, "--seats", "hard0,medium,medium,medium", "--paired", "hard", "--deals", "1", "--seed", "4",
                "--hard-budget", "800", "--json")
     assert res["rounds"] == 4 and res["paired"]["subject"] == "hard"
+    assert res["hard_budget"] == {"hard": 800, "hard0": 800}  # the flag sets both
 
 
 def test_cheap_stop_is_found_in_the_moon_position() -> None:
