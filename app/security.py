@@ -117,14 +117,27 @@ def read_token(secret_key: str, value: str | None, max_age: float) -> tuple[str,
 def identify(request: Request) -> Identity | None:
     """Who a request says it is: the ``X-Player-Token`` header if it holds a valid token,
     else the cookie.  Shared by the CSRF check and :func:`app.deps.get_player`, so both
-    always judge the same player."""
+    always judge the same player.
+
+    Read once per request (kept in the request's state): checking a token's signature is
+    the dearest part, and the CSRF check and the player dependency both ask."""
+    state = request.scope.setdefault("state", {})
+    if _IDENTITY in state:
+        known: Identity | None = state[_IDENTITY]
+        return known
     settings = request.app.state.settings
+    identity = None
     for source, value in (("header", request.headers.get(PLAYER_HEADER)),
                           ("cookie", request.cookies.get(settings.cookie_name))):
         found = read_token(settings.secret_key, value, settings.cookie_max_age)
         if found is not None:
-            return Identity(found[0], found[1], source)
-    return None
+            identity = Identity(found[0], found[1], source)
+            break
+    state[_IDENTITY] = identity
+    return identity
+
+
+_IDENTITY = "identity"
 
 
 def token_is_old(identity: Identity, max_age: float, now: float | None = None) -> bool:
