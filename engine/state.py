@@ -553,9 +553,7 @@ class Game:
         d = self.pass_direction
         target = d.target(seat, n) if d is not PassDirection.NONE else None
         source = d.source(seat, n) if d is not PassDirection.NONE else None
-        deck = 0
-        for c in rules.deck:
-            deck = add_card(deck, c)
+        deck = rules.deck_mask
         seen = self.hands[seat]
         still_held = my_pass if (my_pass is not None and exchanged) else 0
         played_tricks = list(self.tricks)
