@@ -32,6 +32,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
@@ -44,7 +45,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from itsdangerous import BadData, SignatureExpired, URLSafeSerializer, URLSafeTimedSerializer
+from itsdangerous import BadData, URLSafeSerializer, URLSafeTimedSerializer
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import CsrfError, error_page
@@ -100,18 +101,34 @@ def read_token(secret_key: str, value: str | None, max_age: float) -> tuple[str,
     seconds, else None (tampered, expired, truncated or not even text)."""
     if not value or len(value) > 512:
         return None
-    try:
-        pid, issued = URLSafeTimedSerializer(secret_key, salt=TOKEN_SALT).loads(
-            value, max_age=int(max_age), return_timestamp=True)
-        when: float | None = issued.timestamp()
-    except SignatureExpired:
+    found = _signed(secret_key, value)
+    if found is None:
         return None
-    except (BadData, ValueError, TypeError, UnicodeError):
-        try:  # the untimed cookie of earlier versions: still this player, renewed on use
-            pid, when = URLSafeSerializer(secret_key, salt=TOKEN_SALT).loads(value), None
-        except (BadData, ValueError, TypeError, UnicodeError):
+    pid, when = found
+    if when is not None:
+        # as itsdangerous judges the age: whole seconds, none in the future
+        age = int(time.time()) - int(when)
+        if age > int(max_age) or age < 0:
             return None
     return (pid, when) if isinstance(pid, str) and 0 < len(pid) <= 32 else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _signed(secret_key: str, value: str) -> tuple[Any, float | None] | None:
+    """What a token signed with ``secret_key`` says and when it was issued (None for the
+    untimed cookie of earlier versions), whatever its age; None if it is not validly signed.
+
+    Kept for the process's recent tokens: a signature checked once stays good for the same
+    key, and checking it was the dearest part of naming the player on every request (the
+    age is judged on every read, by :func:`read_token`)."""
+    try:
+        pid, issued = URLSafeTimedSerializer(secret_key, salt=TOKEN_SALT).loads(value, return_timestamp=True)
+        return pid, issued.timestamp()
+    except (BadData, ValueError, TypeError, UnicodeError):
+        try:  # the untimed cookie of earlier versions: still this player, renewed on use
+            return URLSafeSerializer(secret_key, salt=TOKEN_SALT).loads(value), None
+        except (BadData, ValueError, TypeError, UnicodeError):
+            return None
 
 
 def identify(request: Request) -> Identity | None:

@@ -138,3 +138,19 @@ def test_what_the_app_loaded_is_out_of_the_collectors_sight_while_it_serves(app:
         assert gc.get_freeze_count() > 0
         assert client.get("/healthz").status_code == 200
     assert gc.get_freeze_count() == 0
+
+
+def test_a_remembered_signature_still_ages_and_a_tampered_token_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    key, max_age = "a-secret", 1000.0
+    token = security.player_token(key, "someone")
+    found = security.read_token(key, token, max_age)
+    assert found is not None and found[0] == "someone"
+    assert security.read_token(key, token, max_age) == found  # the second read is the remembered one
+    assert security.read_token("another-secret", token, max_age) is None
+    assert security.read_token(key, token[:-1] + ("A" if token[-1] != "A" else "B"), max_age) is None
+    issued = found[1]
+    assert issued is not None
+    monkeypatch.setattr(security.time, "time", lambda: issued + max_age + 2)
+    assert security.read_token(key, token, max_age) is None  # too old now, though its signature is known
+    monkeypatch.setattr(security.time, "time", lambda: issued - 5)
+    assert security.read_token(key, token, max_age) is None  # issued in the future
