@@ -70,10 +70,11 @@ PASS_EXTEND = 2
 """The same for the pass, which is the slowest decision already."""
 CLOSE = 0.5
 """Two candidates are close while the leader's mean is less than this many points ahead."""
-BUDGET = (100000, 80000, 1000)
+BUDGET = (40000, 60000, 400)
 """Hard's default budget: simulated card plays for a play and for the pass, and sampled deals
-at most.  Measured on this project's machine it keeps the 95th percentile of a decision's
-CPU time under 1 s (docs/strength.md)."""
+at most.  A larger one (100,000 / 80,000 / 1,000) was tried in issue 14's second session:
+2.5 times the CPU per decision and no gain measured (docs/strength.md), so the server keeps
+this one."""
 CLASSIC_BUDGET = (40000, 60000, 400)
 """The same before issue 14 (``classic``): the arena's yardstick keeps it."""
 

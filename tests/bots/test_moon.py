@@ -193,13 +193,12 @@ def test_outcome_near_the_end_counts_the_rounds_moon_value() -> None:
 
 
 def test_hard0_keeps_the_budget_it_was_measured_with() -> None:
-    """The arena's yardstick thinks as long as Hard did before issue 14; Hard's default is
-    larger, and explicit settings win over both."""
+    """The arena's yardstick thinks as long as Hard did before issue 14, whatever Hard's
+    default budget becomes, and explicit settings win over both."""
     from engine.bots.hard import BUDGET, CLASSIC_BUDGET
     old = HardBot(classic=True)
     new = HardBot()
     assert (old.budget, old.pass_budget, old.max_samples) == CLASSIC_BUDGET == (40000, 60000, 400)
     assert (new.budget, new.pass_budget, new.max_samples) == BUDGET
-    assert new.budget > old.budget and new.max_samples > old.max_samples
     mine = HardBot(budget=500, pass_budget=600, max_samples=7, classic=True)
     assert (mine.budget, mine.pass_budget, mine.max_samples) == (500, 600, 7)
