@@ -143,8 +143,11 @@ def _verdict(r: Rating | None) -> tuple[str, str, str, str]:
         verdict = _("You played the %(card)s: %(points)s expected points.", card=cards,
                     points=decimal(r.chosen_points))
     better = ""
-    if r.best != r.chosen:
-        better = _("Better: %(cards)s (%(points)s expected points).", cards=_names(r.best),
+    if r.best != r.chosen and r.kind == "pass":
+        better = _("Better: pass %(cards)s (%(points)s expected points).", cards=_names(r.best),
+                   points=decimal(r.best_points))
+    elif r.best != r.chosen:
+        better = _("Better: the %(card)s (%(points)s expected points).", card=_names(r.best),
                    points=decimal(r.best_points))
     return r.label, _(LABEL_NAMES[r.label]), verdict, better
 
@@ -166,9 +169,9 @@ def review_view(end: PlayerView, ratings: list[Rating], hand: int) -> ReviewView
         for i, c in enumerate(t.cards):
             s = t.seat_of(i, n)
             cards.append(ReviewPlay(CardFace.of(c), names[s], s == me, t.winner == s and _won_with(t, i, n)))
-        r = plays.get(t.number)
+        r = plays.get(t.number + 1)  # the engine counts tricks from 0, the page from 1
         label, label_text, verdict, better = _verdict(r)
-        title = _("Trick %(number)s", number=t.number)
+        title = _("Trick %(number)s", number=t.number + 1)
         leader = _("%(player)s led", player=names[t.leader])
         winner = _("%(player)s took it", player=names[t.winner]) if t.winner is not None else _("cancelled")
         played = join_list([_("%(player)s %(card)s", player=p.seat, card=p.face.name) for p in cards])

@@ -31,9 +31,9 @@ from .cards import LOW, QUEEN_OF_SPADES, SUIT_MASK, iter_cards
 from .moves import Move, PlayMove
 from .persist import dumps
 from .referee import Player, computer_turns
+from .review import review_hand
 from .rules import PRESETS, Rules, RulesError, rule_options
 from .state import Game
-from .review import review_hand
 from .values import Phase
 from .view import PlayerView
 

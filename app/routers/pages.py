@@ -196,7 +196,8 @@ def new_game(request: Request, session: SessionDep, player: CurrentPlayer, ctx: 
         rules, level = form.rules(), form.difficulty
     # the table's own "Deal"/"New game" buttons name the game they replace: a double
     # click deals once (the second click gets 409 and the new table)
-    practice = (current.practice if current is not None else False) if form.same else form.practice
+    # a practice game's "New game" button deals another practice game
+    practice = form.practice or (current is not None and current.practice)
     outcome = services.start_game(session, player, rules, level, ctx=ctx, practice=practice or None,
                                   replaces="" if form.replaces == "none" else form.replaces)
     return _respond(request, session, player, outcome, form.embed, dealt=True)
