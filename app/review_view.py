@@ -174,7 +174,7 @@ def review_view(end: PlayerView, ratings: list[Rating], hand: int) -> ReviewView
         title = _("Trick %(number)s", number=t.number + 1)
         leader = _("%(player)s led", player=names[t.leader])
         winner = _("%(player)s took it", player=names[t.winner]) if t.winner is not None else _("cancelled")
-        played = join_list([_("%(player)s %(card)s", player=p.seat, card=p.face.name) for p in cards])
+        played = join_list([_("%(player)s: %(card)s", player=p.seat, card=p.face.name) for p in cards])
         say = " ".join(x for x in (title + ":", played + ".", winner + ".", label_text + "." if label_text else "",
                                    verdict, better) if x)
         steps.append(ReviewStep(title, tuple(cards), (), leader, winner, label, label_text, verdict, better, say))
