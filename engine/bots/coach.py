@@ -46,6 +46,9 @@ SAMPLES = 160
 """Sampled deals per decision (every candidate is played out on each)."""
 MAX_SECONDS = 0.5
 """The time budget per decision: CPU seconds of the deciding thread."""
+MAX_WALL_SECONDS = 1.5
+"""And wall-clock seconds, so that on a machine busy with other work a hand's review
+still answers in reasonable time (with fewer deals, so less precisely)."""
 MIN_SAMPLES = 8
 
 
@@ -111,7 +114,7 @@ def _points(st: SimRound, totals: tuple[int, ...], me: int, target: int) -> floa
 def _search(count: int, sample: Callable[[random.Random], Any], evaluate: Callable[[Any, int], float],
             rng: random.Random, samples: int, max_seconds: float) -> tuple[list[float], int]:
     """Mean of ``evaluate`` per candidate over common sampled deals, and how many deals."""
-    start = time.thread_time()
+    start, wall = time.thread_time(), time.perf_counter()
     sums = [0.0] * count
     n = 0
     while n < samples:
@@ -119,7 +122,8 @@ def _search(count: int, sample: Callable[[random.Random], Any], evaluate: Callab
         for j in range(count):
             sums[j] += evaluate(base, j)
         n += 1
-        if n >= MIN_SAMPLES and time.thread_time() - start > max_seconds:
+        if n >= MIN_SAMPLES and (time.thread_time() - start > max_seconds
+                                 or time.perf_counter() - wall > MAX_WALL_SECONDS):
             break
     return [s / n for s in sums], n
 
