@@ -11,6 +11,7 @@ from sqlmodel import Session, select
 
 from app import coaching, services
 from app.models import GameRecord, HandReview, Player, Record
+from app.review_view import CHART_H, PAD, score_chart
 from engine import Game, Phase, Rules, dumps, loads
 from engine.bots.coach import hint as coach_hint
 from engine.moves import PassMove, PlayMove
@@ -183,3 +184,50 @@ def test_practice_games_stay_out_of_the_records(app: FastAPI, session: Session) 
     assert session.exec(select(Record).where(Record.player_id == player.id)).all() == []
     assert coaching.practice_games(session, player) == 1
     assert not any(isinstance(m, PlayMove) and m.seat not in range(4) for m in loads(rec.record).moves)
+
+
+def test_the_api_offers_practice_hint_undo_and_review(client: TestClient) -> None:
+    r = client.post("/api/v1/games", json={"difficulty": "easy", "practice": True})
+    assert r.status_code == 201 and r.json()["practice"] is True
+    game = r.json()
+    gid, version = game["game_id"], game["version"]
+    hint = client.post(f"/api/v1/games/{gid}/hint", json={"version": version})
+    assert hint.status_code == 200, hint.text
+    body = hint.json()
+    assert len(body["cards"]) == 3 and body["reason"].startswith("pass_") and body["text"].startswith("Hint:")
+    passed = client.post(f"/api/v1/games/{gid}/pass", json={"version": version, "cards": body["cards"]}).json()
+    undone = client.post(f"/api/v1/games/{gid}/undo", json={"version": passed["version"]})
+    assert undone.status_code == 200 and undone.json()["version"] == passed["version"] + 1
+    assert undone.json()["view"]["phase"] == "pass" and undone.json()["view"]["passed"] is None
+    stale = client.post(f"/api/v1/games/{gid}/undo", json={"version": passed["version"]})
+    assert stale.status_code == 409 and stale.json()["error"] == "stale_version"
+    review = client.get(f"/api/v1/games/{gid}/hands/1/review")
+    assert review.status_code == 422 and review.json()["error"] == "not_reviewable"
+    counted = client.post("/api/v1/games", json={"difficulty": "easy", "replaces": gid}).json()
+    refused = client.post(f"/api/v1/games/{counted['game_id']}/hint", json={"version": counted["version"]})
+    assert refused.status_code == 422 and refused.json()["error"] == "practice_only"
+
+
+def test_the_score_chart_draws_each_players_total_after_every_hand() -> None:
+    game = Game(Rules(passing=False), seed=5)
+    assert score_chart(game.view(0)) is None  # nothing to draw before two hands
+    while len(game.round_points) < 2:
+        if game.phase is Phase.ROUND_OVER:
+            game.next_round()
+        elif game.phase is Phase.MOON_CHOICE:
+            game.choose_moon(game.to_act[0], False)
+        else:
+            game.play(game.turn, game.legal_cards()[0])  # type: ignore[arg-type]
+    chart = score_chart(game.view(0))
+    assert chart is not None and len(chart.lines) == 4
+    totals = [sum(p[s] for p in game.round_points) for s in range(4)]
+    for line, total in zip(chart.lines, totals, strict=True):
+        points = line.points.split()
+        assert len(points) == 3  # the start and two hands
+        top_y = float(points[-1].split(",")[1])
+        # the highest total is drawn at the top, a total of 0 at the bottom
+        if total == max(totals):
+            assert top_y == PAD
+        if total == 0:
+            assert top_y == CHART_H - PAD
+    assert chart.lines[0].you and "You: " in chart.summary
