@@ -606,9 +606,9 @@
       announce(p.textContent);
     }
     openDialog("dialog-review");
-    if (button && !button.hasAttribute("hx-get") && window.htmx) {
-      window.htmx.ajax("GET", button.dataset.url, { target: "#review-body" });
-    }
+    // asked here rather than with hx-get: the score sheet's buttons arrive in panels swapped
+    // in after a playback, and one request per click whatever htmx has processed
+    if (button && window.htmx) window.htmx.ajax("GET", button.dataset.review, { target: "#review-body" });
   }
 
   document.addEventListener("click", (event) => {

@@ -30,7 +30,7 @@ def test_hint_and_undo_in_a_practice_game_by_mouse_and_keyboard(page: Page, base
     assert phase(page) == "pass"
     # Hint by mouse: three cards to pass, highlighted, with a sentence why
     page.locator("[data-hint]").click()
-    expect(page.locator(".hint-text")).to_contain_text("Hint:")
+    expect(page.locator(".hint-text")).to_contain_text("Hint:", timeout=60_000)  # Hard thinks in the pool
     chosen = hinted(page)
     assert len(chosen) == 3 and set(chosen) <= set(hand_codes(page))
     assert any(s.startswith("Hint:") for s in said(page))
@@ -42,7 +42,7 @@ def test_hint_and_undo_in_a_practice_game_by_mouse_and_keyboard(page: Page, base
     assert phase(page) == "play"
     # Hint by keyboard (I): one card; play it
     page.locator("body").press("i")
-    expect(page.locator(".hint-text")).to_be_visible()
+    expect(page.locator(".hint-text")).to_be_visible(timeout=60_000)
     [card] = hinted(page)
     before = version(page)
     page.locator(f".stage .hand .in-hand[data-card='{card}']").click(position=CORNER)
@@ -110,4 +110,12 @@ def test_the_review_rates_dumping_the_queen_on_your_own_trick_as_a_blunder(page:
     dialog.get_by_role("button", name="Next").click()
     expect(dialog.locator(".review-step:not([hidden])")).to_contain_text("Trick 2")
     expect(dialog.locator(".review-total")).to_contain_text("Expected points lost in this hand")
+    # closed, and opened again from the hand's number in the score sheet (the kept review)
+    dialog.get_by_role("button", name="Close").click()
+    page.locator("#sheet").get_by_role("button", name="Review hand 1").click()
+    expect(page.get_by_role("dialog", name="Review of hand 1").locator(".review-step").first).to_be_visible()
+    page.keyboard.press("Escape")
+    # V opens the review of the last finished hand
+    page.locator("body").press("v")
+    expect(page.get_by_role("dialog", name="Review of hand 1").locator(".review-step").first).to_be_visible()
     wait_idle(page)
