@@ -4,9 +4,9 @@ Positions come from games where every seat plays as Medium; at each decision of 
 (passes and plays with more than one card to choose from) the review's best choice
 (:func:`engine.bots.coach.rate`, with the review's own random source) is compared with
 Hard's own choice from the same view with another random seed.  Reported: how often
-they agree, with a 95% interval, for plays and passes apart, and the mean expected
-points the review says Hard's choice loses when they differ (a small loss means the
-two were close calls).
+they agree, with a 95% interval, for plays and passes apart, the mean expected points
+the review says Hard's choice loses when they differ (a small loss means the two were
+close calls), and how often the review labels Hard's own choice "best".
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ from typing import Any
 
 from engine import Card, CardSet, Game, Phase, Rules
 from engine.bots import HardBot, MediumBot
-from engine.bots.coach import rate, review_rng
+from engine.bots.coach import LABELS, rate, review_rng
 from engine.moves import PassMove, PlayMove
 
 
@@ -76,9 +76,13 @@ def measure(decisions: int, seed: int) -> dict[str, Any]:
     for kind, xs in out.items():
         k = sum(1 for same, _ in xs if same)
         diff = [lost for same, lost in xs if not same]
+        fine = sum(1 for _, lost in xs if lost < LABELS[0][0])
         result[kind] = {"n": len(xs), "agree": k, "rate": round(k / len(xs), 3) if xs else None,
                         "ci95": wilson(k, len(xs)),
-                        "mean_loss_when_different": round(sum(diff) / len(diff), 3) if diff else None}
+                        "mean_loss_when_different": round(sum(diff) / len(diff), 3) if diff else None,
+                        # Hard's own choice as the review labels it: "best" (within the first threshold)
+                        "hard_labelled_best": round(fine / len(xs), 3) if xs else None,
+                        "hard_labelled_best_ci95": wilson(fine, len(xs))}
     allx = out["play"] + out["pass"]
     k = sum(1 for same, _ in allx if same)
     result["all"] = {"n": len(allx), "agree": k, "rate": round(k / len(allx), 3), "ci95": wilson(k, len(allx))}
