@@ -46,9 +46,10 @@ SAMPLES = 160
 """Sampled deals per decision (every candidate is played out on each)."""
 MAX_SECONDS = 0.5
 """The time budget per decision: CPU seconds of the deciding thread."""
-MAX_WALL_SECONDS = 1.5
-"""And wall-clock seconds, so that on a machine busy with other work a hand's review
-still answers in reasonable time (with fewer deals, so less precisely)."""
+MAX_WALL_SECONDS = 0.6
+"""And wall-clock seconds, so that on a machine busy with other work a hand's review (up
+to 14 decisions) still answers within about ten seconds, with fewer deals, so less
+precisely (docs/review.md has the figures)."""
 MIN_SAMPLES = 8
 
 
