@@ -135,10 +135,6 @@ def hand_end(game: Game, hand: int) -> Game:
     return replay(game, starts[hand]) if hand < len(starts) else game
 
 
-def hands_to_review(game: Game) -> int:
-    return hand_count(game)
-
-
 def review(session: Session, player: Player, game_id: str | None, hand: int, ctx: Context = HERE) -> ReviewAnswer:
     """The person's decisions in finished hand ``hand`` (0-based) of their game, rated: from
     ``hand_review`` when the hand is unchanged since it was reviewed, else computed in the
