@@ -103,7 +103,9 @@ def test_the_review_rates_dumping_the_queen_on_your_own_trick_as_a_blunder(page:
     expect(step.locator(".verdict")).to_have_text("Blunder")
     expect(step).to_contain_text("You played the queen of spades")
     expect(step.locator(".better")).to_contain_text("Better: the")
-    assert any("Blunder" in s and "Trick 2" in s for s in said(page))
+    # said in the polite region once what was queued before it has been said
+    page.wait_for_function("() => window.__said.some(s => s.includes('Blunder') && s.includes('Trick 2'))",
+                           timeout=10_000)
     # ← and the buttons step back and forth
     page.keyboard.press("ArrowLeft")
     expect(dialog.locator(".review-step:not([hidden])")).to_contain_text("Trick 1")
