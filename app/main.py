@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator, MutableMapping
 from contextlib import asynccontextmanager, suppress
@@ -53,7 +54,14 @@ def create_app(settings: Settings) -> FastAPI:
         cleaner = None
         if settings.retention_interval_hours > 0:
             cleaner = asyncio.create_task(retention.every(app.state.db_engine, settings))
+        # what is loaded by now (modules, the app, its schemas and catalogues) lives as long
+        # as the process: out of the garbage collector's sight, a full collection no longer
+        # walks it (~35 ms each, a few per thousand actions; docs/benchmarks.md).  No
+        # collection first: it would cost every start (each test's app) ~50 ms, and what is
+        # freed by reference counting is freed frozen or not
+        gc.freeze()
         yield
+        gc.unfreeze()
         if cleaner is not None:
             cleaner.cancel()
             with suppress(asyncio.CancelledError):
