@@ -72,6 +72,27 @@ class StaleGameError(StaleStateError):
         self.expected = self.got = -1
 
 
+class PracticeOnlyError(IllegalMoveError):
+    """Hints and undo are for practice games only: a game that counts is played unaided."""
+
+    def __init__(self) -> None:
+        super().__init__("hints and undo are only for practice games", "practice_only")
+
+
+class NothingToUndoError(IllegalMoveError):
+    """Undo with no pass or card of the person's left in the game to take back."""
+
+    def __init__(self) -> None:
+        super().__init__("there is nothing of yours to take back", "nothing_to_undo")
+
+
+class NotReviewableError(IllegalMoveError):
+    """A review of a hand that does not exist or is not finished yet."""
+
+    def __init__(self, hand: int) -> None:
+        super().__init__(f"hand {hand} is not finished yet, or there is no such hand", "not_reviewable")
+
+
 class BadChoiceError(ValueError):
     """A request names something that does not exist (a difficulty, a moon choice)."""
 

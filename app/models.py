@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Column, Text
+from sqlalchemy import Column, DateTime, ForeignKey, String, Text
 from sqlmodel import Field, SQLModel
 
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -77,6 +77,22 @@ class Record(SQLModel, table=True):
     best_score: int | None = Field(default=None)
     """The lowest final total in any finished game."""
     moons: int = Field(default=0)
+
+
+class HandReview(SQLModel, table=True):
+    """A finished hand of a game reviewed: every decision of the game's person rated by
+    Hard's search (``engine.bots.coach.Rating.to_dict`` as JSON), computed once in the bot
+    pool.  ``key`` is the digest of the hand's moves: a practice game's undo that changes
+    the hand makes the review stale, and it is computed again."""
+
+    __tablename__ = "hand_review"
+
+    game_id: str = Field(sa_column=Column(String(32), ForeignKey("game.id", ondelete="CASCADE"), primary_key=True))
+    hand: int = Field(primary_key=True)
+    """The hand's index in the game (0 for the first)."""
+    key: str = Field(max_length=64)
+    data: str = Field(sa_column=Column(Text, nullable=False))
+    created_at: datetime = Field(default_factory=utcnow, sa_column=Column(DateTime, nullable=False))
 
 
 class RateBucket(SQLModel, table=True):

@@ -785,6 +785,9 @@ ERROR_TEXTS = {
     "pass_cards": N_("Choose exactly three cards to pass."),
     "not_your_turn": N_("It is not your turn."),
     "wrong_phase": N_("That is not possible at this moment of the game."),
+    "practice_only": N_("Hints and undo are only for practice games."),
+    "nothing_to_undo": N_("There is nothing of yours to take back."),
+    "not_reviewable": N_("That hand is not finished yet."),
 }
 
 

@@ -336,6 +336,7 @@ def _act(session: Session, player: Player, game_id: str | None, version: int,
     if version != rec.version:
         raise StaleStateError(rec.version, version)
     game = load_game(rec)
+    base = game.move_count
     before = PlayerView.of(game, rec.seat)
     m = move(rec.seat)
     events = game.apply(m)
@@ -344,7 +345,9 @@ def _act(session: Session, player: Player, game_id: str | None, version: int,
     # result only if the game is still at the version read above
     _end_transaction(session)
     steps += _bots(ctx.thinker, game, rec.difficulty, rec.seat)
-    outcome = _store(session, rec, game, steps)
+    # the version counts every change: the moves applied (so it is the move count until an
+    # undo), and an undo one more, so a request made before an undo never matches again
+    outcome = _store(session, rec, game, steps, rec.version + game.move_count - base)
     outcome.before = before
     return outcome
 
@@ -367,11 +370,12 @@ is guarded like the version: an action that raced a new deal must not bring the 
 played on back from "abandoned"."""
 
 
-def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step]) -> Outcome:
+def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step], version: int) -> Outcome:
+    """Store ``game`` as ``version`` if the record is still at the version it was read at."""
     old = rec.version
     finished = game.is_over
     moons = person_moons(game, rec.seat)
-    values = {"record": dumps(game), "version": game.move_count, "updated_at": utcnow(),
+    values = {"record": dumps(game), "version": version, "updated_at": utcnow(),
               "status": "finished" if finished else "active", "moons_counted": moons}
     with writing(session):
         # the version guard makes two simultaneous requests on the same move impossible to
@@ -384,7 +388,7 @@ def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step]) -> 
             session.commit()
             if current is not None and current.status != "active":
                 raise GameClosedError(current.status)
-            raise StaleStateError(old + 1, old)
+            raise StaleStateError(current.version if current is not None else old + 1, old)
         # records ride in the same transaction as the guarded store: counted once or not at all
         if not rec.practice:
             if moons > rec.moons_counted:

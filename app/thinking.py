@@ -28,14 +28,20 @@ import multiprocessing
 import os
 import select
 import threading
+from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
+from typing import Any, TypeVar
 
 from engine import loads
 from engine.bots import get_bot
-from engine.referee import computer_turns
+from engine.bots.coach import hint as coach_hint
+from engine.referee import computer_turns, move_rng
+from engine.review import review_hand
+
+T = TypeVar("T")
 
 log = logging.getLogger(__name__)
 
@@ -101,6 +107,20 @@ def think(record: str, difficulty: str, people: AbstractSet[int]) -> list[str]:
     return [step.move.code() for step in computer_turns(game, get_bot(difficulty), people)]
 
 
+def review(record: str, seat: int, hand: int) -> list[dict[str, Any]]:
+    """In a worker: every decision of ``seat`` in hand ``hand`` of the saved game, rated
+    (:func:`engine.review.review_hand`), as plain dicts."""
+    return [r.to_dict() for r in review_hand(record, seat, hand)]
+
+
+def hint(record: str, seat: int) -> dict[str, Any]:
+    """In a worker: Hard's choice for ``seat`` now and why, from that seat's view only
+    (seeded like the computer players' moves, so a repeated hint is the same)."""
+    game = loads(record)
+    h = coach_hint(game.view(seat), move_rng(game))
+    return {"cards": list(h.cards), "reason": h.reason, "values": h.values}
+
+
 class Thinker:
     """A lazily started process pool for the computer players' searches."""
 
@@ -156,6 +176,27 @@ class Thinker:
             except Exception:  # a bug in a search must not lose the person's move either
                 log.exception("computer players' worker failed; a quicker player stands in this once")
                 return None
+        return None
+
+    def call(self, fn: Callable[..., T], *args: Any, timeout: float | None = None) -> T | None:
+        """``fn(*args)`` in a worker (a review, a hint), or None when the pool did not answer
+        within ``timeout`` (default: the pool's) or failed twice running.  Without workers it
+        runs here (tests, tools, ``BOT_WORKERS=0``)."""
+        if not self.workers:
+            return fn(*args)
+        for attempt in (1, 2):
+            pool = self._executor()
+            try:
+                future: Future[T] = pool.submit(fn, *args)
+                return future.result(timeout=self.timeout if timeout is None else timeout)
+            except FutureTimeout:
+                future.cancel()
+                log.warning("%s took longer than the pool's limit", getattr(fn, "__name__", fn))
+                return None
+            except (BrokenProcessPool, RuntimeError):
+                log.error("worker pool broke during %s (attempt %d); starting a new one",
+                          getattr(fn, "__name__", fn), attempt)
+                self._discard(pool)
         return None
 
     def state(self) -> str:

@@ -29,7 +29,9 @@ from .bots import BOTS, EasyBot, HardBot, MediumBot
 from .bots.shooter import ShooterBot
 from .cards import LOW, QUEEN_OF_SPADES, SUIT_MASK, iter_cards
 from .moves import Move, PlayMove
+from .persist import dumps
 from .referee import Player, computer_turns
+from .review import review_hand
 from .rules import PRESETS, Rules, RulesError, rule_options
 from .state import Game
 from .values import Phase
@@ -180,8 +182,15 @@ def play_lineup(start: Game, lineup: list[str]) -> dict[str, Any]:
                 chances[game.turn] += 1  # type: ignore[index]
         shooter = game.shooters[-1]
         missed = [0 if shooter is None or s == shooter else chances[s] for s in range(n)]
-        rotations.append({"kinds": kinds, "points": list(game.round_points[-1]), "shooter": shooter,
-                          "missed_cheap_stops": missed})
+        rotation: dict[str, Any] = {"kinds": kinds, "points": list(game.round_points[-1]), "shooter": shooter,
+                                    "missed_cheap_stops": missed}
+        if cfg.get("review"):
+            # --review: every decision of every seat in the round, rated by the coach from
+            # that seat's view, as (expected points lost, label)
+            record = dumps(game)
+            rotation["review"] = [[[round(r.lost, 3), r.label] for r in review_hand(record, s, game.round_index)]
+                                  for s in range(n)]
+        rotations.append(rotation)
     return {"rotations": rotations, "times": times, "cpu": cpu}
 
 
@@ -289,6 +298,16 @@ def summarise(results: list[dict[str, Any]], lineup: list[str]) -> dict[str, Any
                      decision_cpu_s_p95=_p95(cpu),
                      decision_cpu_s_max=round(max(cpu), 6) if cpu else None,
                      decisions=len(times))
+        rated = [d for r in results for rot in r["rotations"] if "review" in rot
+                 for s, k in enumerate(rot["kinds"]) if k == kind for d in rot["review"][s]]
+        if rated:
+            # the coach's rating of the seat type's decisions (--review); forced ones excluded
+            chosen = [lost for lost, label in rated if label != "forced"]
+            lm, llo, lhi = _mean_ci(chosen) if len(chosen) > 1 else (0.0, 0.0, 0.0)
+            entry["review"] = {"decisions": len(chosen), "forced": len(rated) - len(chosen),
+                               "mean_loss": round(lm, 3), "mean_loss_ci95": [round(llo, 3), round(lhi, 3)],
+                               "labels": {name: sum(1 for _, lab in rated if lab == name)
+                                          for name in ("best", "good", "inaccuracy", "mistake", "blunder")}}
         if kind == ISMCTS:
             entry["note"] = "plays with OpenSpiel ISMCTSBot; passes with Medium's passing"
         players[kind] = entry
@@ -330,6 +349,13 @@ def format_table(summary: dict[str, Any]) -> str:
                      f"{e['moons_shot']:>5} {e['moons_suffered']:>8} {e['moons_suffered_per_100']:>6.2f} "
                      f"{e['missed_cheap_stops']:>6} {e['decision_s_mean']:>8.4f} "
                      f"{e['decision_s_p95']:>8.4f} {e['decision_cpu_s_p95']:>8.4f}")
+    for kind, e in summary["players"].items():
+        if "review" in e:
+            rv = e["review"]
+            labels = ", ".join(f"{k} {v}" for k, v in rv["labels"].items())
+            lines.append(f"review: {kind} loses {rv['mean_loss']:.3f} expected points per decision "
+                         f"[{rv['mean_loss_ci95'][0]:.3f}, {rv['mean_loss_ci95'][1]:.3f}] over {rv['decisions']} "
+                         f"decisions ({rv['forced']} forced not counted): {labels}")
     for kind, e in summary["players"].items():
         if "note" in e:
             lines.append(f"note: {kind} {e['note']}")
@@ -373,6 +399,9 @@ def parser(rules: type[Rules] = Rules) -> argparse.ArgumentParser:
                    help="play every deal (same cards, same seats) a second time with the first seat type "
                         "replaced by TYPE, and report the difference, e.g. --seats hard0,medium,medium,medium "
                         "--paired hard")
+    p.add_argument("--review", action="store_true",
+                   help="rate every decision with the hand review's coach (engine.bots.coach) and report each seat "
+                        "type's mean expected points lost per decision")
     p.add_argument("--save", metavar="PATH",
                    help="also write every deal's rounds to PATH as it finishes (JSON lines), then the result")
     p.add_argument("--report", metavar="PATH", help="print the result of a run saved with --save (even unfinished)")
@@ -415,7 +444,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         except ValueError as exc:
             p.error(str(exc))
     cfg = {"rules": rules, "lineups": lineups, "seed": args.seed, "hard_budget": args.hard_budget,
-           "ismcts_sims": args.ismcts_sims}
+           "ismcts_sims": args.ismcts_sims, "review": args.review}
     hard_kinds = {"hard", HARD0} & {s for lu in lineups for s in lu}
     head = {"deals": args.deals, "seed": args.seed, "seats": seats, "lineups": lineups, "rules": rules.to_dict(),
             "hard_budget": {k: args.hard_budget or HardBot(classic=k == HARD0).budget for k in sorted(hard_kinds)}

@@ -580,8 +580,65 @@
     return null;
   }
 
+  // ---- the review of a hand: a dialog whose body the server sends, stepped with ←/→ ----
+  function reviewSteps() {
+    const body = document.getElementById("review-body");
+    return body ? Array.from(body.querySelectorAll(".review-step")) : [];
+  }
+
+  function stepReview(delta) {
+    const steps = reviewSteps();
+    if (!steps.length) return;
+    const here = Math.max(0, steps.findIndex((s) => !s.hidden));
+    const next = Math.min(steps.length - 1, Math.max(0, here + delta));
+    steps.forEach((s, i) => { s.hidden = i !== next; });
+    announce(steps[next].dataset.say);
+  }
+
+  function openReview(button) {
+    const body = document.getElementById("review-body");
+    if (body) {
+      body.textContent = "";
+      const p = document.createElement("p");
+      p.className = "review-loading";
+      p.textContent = body.dataset.loading || "";
+      body.appendChild(p);
+      announce(p.textContent);
+    }
+    openDialog("dialog-review");
+    // asked here rather than with hx-get: the score sheet's buttons arrive in panels swapped
+    // in after a playback, and one request per click whatever htmx has processed
+    if (button && window.htmx) window.htmx.ajax("GET", button.dataset.review, { target: "#review-body" });
+  }
+
+  document.addEventListener("click", (event) => {
+    const opener = event.target.closest && event.target.closest("[data-review]");
+    if (opener) { openReview(opener); return; }
+    const step = event.target.closest && event.target.closest("#review-body [data-step]");
+    if (step) stepReview(Number(step.dataset.step));
+  }, true);
+
+  document.addEventListener("htmx:afterSwap", (event) => {
+    if (event.target && event.target.id === "review-body") {
+      const steps = reviewSteps();
+      const total = event.target.querySelector(".review-total");
+      announce((total ? total.textContent.trim() + " " : "") + (steps[0] ? steps[0].dataset.say : ""));
+      const next = event.target.querySelector("[data-step='1']");
+      if (next) next.focus();
+    }
+  });
+
+  const COACH_KEYS = { i: "[data-hint]", u: "[data-undo]" };
+
   document.addEventListener("keydown", (event) => {
     if (event.ctrlKey || event.metaKey || event.altKey) return;
+    const review = document.getElementById("dialog-review");
+    if (review && review.open && (event.key === "ArrowLeft" || event.key === "ArrowRight")) {
+      // in a right-to-left page the arrows still mean earlier and later in the hand
+      stepReview(event.key === "ArrowRight" ? 1 : -1);
+      event.preventDefault();
+      return;
+    }
     if (document.querySelector("dialog[open]")) return;  // a dialog has the keys to itself
     const target = event.target;
     if (target.closest && target.closest("input, select, textarea, [contenteditable]:not([contenteditable=false])")) return;
@@ -601,7 +658,18 @@
       if (start && document.body.dataset.playing !== "1") { start.click(); event.preventDefault(); }
       return;
     }
-    if (event.key.length === 1 && readAloud(event.key.toLowerCase())) event.preventDefault();
+    const letter = event.key.length === 1 ? event.key.toLowerCase() : "";
+    if (letter in COACH_KEYS || letter === "v") {
+      if (target.closest && target.closest("input, select, textarea")) return;
+      const selector = letter === "v" ? "#table > .stage [data-review-last], #sheet [data-review]" : COACH_KEYS[letter];
+      const found = Array.from(document.querySelectorAll(selector));
+      const button = letter === "v" ? found[0] && (found.find((b) => b.matches("[data-review-last]")) || found[found.length - 1]) : found[0];
+      if (button && !button.disabled && document.body.dataset.playing !== "1") button.click();
+      else announce(t("wait"));
+      event.preventDefault();
+      return;
+    }
+    if (letter && readAloud(letter)) event.preventDefault();
   });
 
   document.addEventListener("change", (event) => {

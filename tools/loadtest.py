@@ -396,6 +396,76 @@ async def with_hard(base: ServerURL, players: int, games: int, think: tuple[floa
 
 
 
+# ---- the review of a hand, under the same load ------------------------------------------------
+
+@dataclass
+class ReviewTally:
+    hands: list[float] = field(default_factory=list)
+    """Seconds from asking for a hand's review to its answer (computed, not kept yet)."""
+    kept: list[float] = field(default_factory=list)
+    """Seconds for the same review asked again (read back from the database)."""
+    decisions: list[float] = field(default_factory=list)
+    """Seconds each rated decision took in the bot pool (the answer's ``seconds``)."""
+    errors: list[str] = field(default_factory=list)
+
+
+async def reviewer(base: str, tally: ReviewTally, seed: int, stop: asyncio.Event) -> None:
+    """A person playing a practice Medium game who reviews every hand as it ends."""
+    rng = random.Random(seed)
+    own = Tally()
+    async with httpx.AsyncClient(base_url=base, timeout=120) as client:
+        keep_token(client, await client.get(f"{API}/records"))
+        while not stop.is_set():
+            game = await act(client, f"{API}/games", {"difficulty": "medium", "practice": True}, own)
+            if game is None:
+                tally.errors.extend(own.errors)
+                return
+            while game["status"] == "active" and not stop.is_set():
+                if game["view"]["phase"] == "round_over" or game["status"] != "active":
+                    hand = len(game["view"]["round_points"])
+                    for store in (tally.hands, tally.kept):
+                        t0 = time.perf_counter()
+                        r = await client.get(f"{API}/games/{game['game_id']}/hands/{hand}/review")
+                        if r.status_code != 200:
+                            tally.errors.append(f"review: {r.status_code} {r.text[:200]}")
+                            return
+                        store.append(time.perf_counter() - t0)
+                    tally.decisions.extend(d["seconds"] for d in r.json()["decisions"] if d["label"] != "forced")
+                path, body, _ = next_action(game, rng)
+                answer = await act(client, path, body, own)
+                if answer is None:
+                    tally.errors.extend(own.errors)
+                    return
+                game = answer
+
+
+async def with_reviews(base: ServerURL, players: int, games: int, think: tuple[float, float],
+                       reviewers: int) -> tuple[Tally, ReviewTally]:
+    """The Medium players' scenario while ``reviewers`` people review every hand they play."""
+    others, reviews = Tally(), ReviewTally()
+    stop = asyncio.Event()
+    tasks = [asyncio.create_task(reviewer(base, reviews, 20_000 + i, stop)) for i in range(reviewers)]
+    others.started = time.perf_counter()
+    cpu = cpu_seconds(base.pid)
+    await asyncio.gather(*(player(base, "medium", games, think, others, seed=2000 + i) for i in range(players)))
+    others.finished = time.perf_counter()
+    others.server_cpu = cpu_seconds(base.pid) - cpu
+    stop.set()
+    await asyncio.gather(*tasks)
+    return others, reviews
+
+
+def review_summary(t: ReviewTally) -> dict[str, Any]:
+    def ms(xs: list[float], p: float) -> float | None:
+        return round(percentile(xs, p) * 1000, 1) if xs else None
+
+    return {"hands": len(t.hands), "decisions": len(t.decisions),
+            "hand_p50_ms": ms(t.hands, 50), "hand_p95_ms": ms(t.hands, 95),
+            "kept_p50_ms": ms(t.kept, 50), "kept_p95_ms": ms(t.kept, 95),
+            "decision_p50_ms": ms(t.decisions, 50), "decision_p95_ms": ms(t.decisions, 95),
+            "errors": len(t.errors), "error_samples": t.errors[:3]}
+
+
 # ---- the burst ----------------------------------------------------------------------------
 
 BURST_KINDS = ("records", "page", "play", "play", "new_game", "records", "page", "play", "current", "new_game")
@@ -572,6 +642,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before", type=Path, help="with --pages: also serve this source tree (e.g. an earlier "
                     "commit, unpacked) and measure both in turn, the same way, in one run")
     ap.add_argument("--rounds", type=int, default=2, help="with --pages: how many times each tree is measured")
+    ap.add_argument("--review", type=int, default=0, metavar="N",
+                    help="only this: the Medium players' scenario while N people play practice games and review "
+                         "every hand (the review's time per hand and per decision)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args(argv)
     think = (args.think[0], args.think[1])
@@ -600,6 +673,11 @@ def main(argv: list[str] | None = None) -> int:
                                    "load_average_before": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
         server_env = dict(item.split("=", 1) for item in args.server_env)
         with app_server(url, Path(tmp), extra_args=tuple(args.server_arg), extra_env=server_env) as base:
+            if args.review:
+                others, reviews = asyncio.run(with_reviews(base, args.players, args.games, think, args.review))
+                results["review_others"] = summary(others, url)
+                results["review"] = review_summary(reviews)
+                args.skip_medium, args.hard = True, 0
             if args.burst_only:
                 args.skip_medium, args.hard = True, 0
             if not args.skip_medium:
@@ -614,6 +692,18 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.json:
         print(json.dumps(results, indent=2))
+        return 0
+    if "review" in results:
+        rv = results["review"]
+        print(f"review under load: {args.players} Medium players x {args.games} game(s), "
+              f"think {think[0]}-{think[1]} s, {args.review} people reviewing every hand; "
+              f"load average before {results['load_average_before']} on {results['cpus']} CPUs")
+        print(f"  {rv['hands']} hands reviewed: p50 {rv['hand_p50_ms']} ms, p95 {rv['hand_p95_ms']} ms per hand "
+              f"(again, kept: p50 {rv['kept_p50_ms']} ms, p95 {rv['kept_p95_ms']} ms); {rv['decisions']} decisions "
+              f"rated: p50 {rv['decision_p50_ms']} ms, p95 {rv['decision_p95_ms']} ms each; errors {rv['errors']}")
+        print(line("  the Medium players meanwhile", results["review_others"]))
+        for sample in rv["error_samples"]:
+            print(f"  review: {sample}")
         return 0
     if "burst" in results:
         b = results["burst"]

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine import Card, CardSet
 from engine import events as ev
 
-from .. import services
+from .. import coaching, review_view, services
 from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
 from ..options import OptionsBase, Whole, options_model
 from ..services import GameNotFoundError, Outcome
@@ -43,6 +43,9 @@ class NewGame(OptionsBase):
     seed: Whole | None = Field(None, ge=-(2**63), lt=2**63, description=(
         "deal from this seed (a reproducible deal): the game is then a practice game, which never "
         "counts toward records, since whoever knows the seed can see every hand"))
+    practice: bool = Field(False, description=(
+        "a practice game: hints and undo, and it never counts toward records (a game dealt from a seed is one "
+        "anyway)"))
     replaces: str | None = Field(None, max_length=32, description=(
         'the id of the game this one replaces (your current game, or "" for none); if your current game '
         "is another one by then (a repeated request), nothing is dealt and the answer is 409"))
@@ -81,7 +84,8 @@ class GameOut(BaseModel):
     difficulty: str
     status: Literal["active", "finished", "abandoned"] = Field(
         description="only an active game takes moves; a finished or abandoned one answers 409")
-    practice: bool = Field(description="a practice game (dealt from a seed you chose): never counted in records")
+    practice: bool = Field(description="a practice game (chosen, or dealt from a seed you chose): hints and undo, "
+                                       "never counted in records")
     view: dict[str, Any] = Field(description="what the person (seat 0) may know: hand, tricks, legal cards, scores…")
     events: list[dict[str, Any]] = Field(description="what happened during this action, in order")
 
@@ -154,7 +158,8 @@ def answer(outcome: Outcome, status_code: int = status.HTTP_200_OK) -> Response:
 def start_game(options: GameOptions, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
     """Deal a new game (abandoning the one in progress) and let the computer players act."""
     return answer(services.start_game(session, player, options.rules(), options.difficulty, seed=options.seed,
-                                      replaces=options.replaces, ctx=ctx), status.HTTP_201_CREATED)
+                                      replaces=options.replaces, practice=options.practice or None, ctx=ctx),
+                  status.HTTP_201_CREATED)
 
 
 @router.get("/games/current", response_model=GameOut, responses=ERRORS)
@@ -192,6 +197,54 @@ def choose_moon(game_id: str, body: MoonBody, session: SessionDep, player: Curre
 def next_round(game_id: str, body: Versioned, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
     """Deal the next hand after a hand is over."""
     return answer(services.next_round(session, player, game_id, body.version, ctx))
+
+
+class HintOut(BaseModel):
+    cards: list[str] = Field(description="the card Hard would play, or the three cards it would pass")
+    reason: str = Field(description="why, as a stable key (e.g. dump_queen, duck_points, pass_queen)")
+    text: str = Field(description="the hint as the page says it, in the request's language")
+
+
+class RatingOut(BaseModel):
+    kind: Literal["pass", "play"]
+    trick: int = Field(description="the trick's number (from 1) of a play; 0 for the pass")
+    chosen: list[str]
+    best: list[str]
+    chosen_points: float = Field(description="expected points you take in the hand after what you chose")
+    best_points: float = Field(description="the same after the best choice")
+    label: Literal["best", "good", "inaccuracy", "mistake", "blunder", "forced"]
+    samples: int = Field(description="deals of the unseen cards the search played out")
+    seconds: float
+
+
+class ReviewOut(BaseModel):
+    hand: int = Field(description="the hand's number, from 1")
+    decisions: list[RatingOut]
+    lost: float = Field(description="expected points lost in the hand, over every decision")
+
+
+@router.post("/games/{game_id}/undo", response_model=GameOut, responses=ERRORS)
+def undo(game_id: str, body: Versioned, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
+    """A practice game only: take back your last pass or card and the computer players' moves
+    after it (the version goes up by one, so a repeated request is refused as stale)."""
+    return answer(coaching.undo(session, player, game_id, body.version, ctx))
+
+
+@router.post("/games/{game_id}/hint", response_model=HintOut, responses=ERRORS)
+def hint(game_id: str, body: Versioned, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> HintOut:
+    """A practice game only, on your turn: what Hard would do in your place, from your view, and why."""
+    answer = coaching.hint(session, player, game_id, body.version, ctx)
+    shown = review_view.hint_view(answer.cards, answer.reason, answer.values, answer.game.view(answer.record.seat))
+    return HintOut(cards=list(answer.cards), reason=answer.reason, text=shown.text)
+
+
+@router.get("/games/{game_id}/hands/{hand}/review", response_model=ReviewOut, responses=ERRORS)
+def review(game_id: str, hand: int, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> ReviewOut:
+    """A finished hand (from 1) of your game reviewed: each of your decisions rated by Hard's
+    search from what you could see then (computed once, then kept with the game)."""
+    answer = coaching.review(session, player, game_id, hand - 1, ctx)
+    return ReviewOut(hand=hand, decisions=[RatingOut(**r.to_dict()) for r in answer.ratings],
+                     lost=round(sum(r.lost for r in answer.ratings), 3))
 
 
 @router.get("/records", response_model=list[RecordOut])

@@ -19,7 +19,7 @@ from sqlmodel import Session
 from engine import Game, PlayerView, Rules
 from engine import events as ev
 
-from .. import i18n, options, presenter, security, services
+from .. import coaching, i18n, options, presenter, review_view, security, services
 from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
 from ..errors import BadChoiceError
 from ..models import DIFFICULTIES, GameRecord, Player
@@ -57,6 +57,8 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
         "choices": options.option_choices(game.rules if game is not None else Rules(),
                                           rec.difficulty if rec is not None else player.difficulty),
         "celebrate": False,
+        "practice_played": coaching.practice_games(session, player) if with_records else 0,
+        "coach": None, "hint": None, "chart": None,
     }
     if rec is None or game is None:
         ctx["say"] = i18n.gettext("Choose your options and deal the cards.")
@@ -67,6 +69,7 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
         t=page.table, version=rec.version, sheet=page.sheet, tricks=page.tricks, frames=page.frames,
         playback_base=page.base,
         say=page.say, celebrate=page.celebrate, rules_now=presenter.rules_lines(game.rules), rules=game.rules,
+        coach=coaching.helpers(rec, game), chart=review_view.score_chart(PlayerView.of(game, rec.seat)),
     )
     return ctx
 
@@ -163,6 +166,8 @@ VersionForm = Annotated[int, Form()]
 
 class NewGameBase(OptionsBase):
     difficulty: str = ""
+    practice: bool = False
+    """A practice game: hints and undo, never counted in the records."""
     """Empty: the standard game at the player's level."""
     same: bool = False
     """The rules and level of the game on the table (its "New game" button)."""
@@ -191,7 +196,9 @@ def new_game(request: Request, session: SessionDep, player: CurrentPlayer, ctx: 
         rules, level = form.rules(), form.difficulty
     # the table's own "Deal"/"New game" buttons name the game they replace: a double
     # click deals once (the second click gets 409 and the new table)
-    outcome = services.start_game(session, player, rules, level, ctx=ctx,
+    # a practice game's "New game" button deals another practice game
+    practice = form.practice or (current is not None and current.practice)
+    outcome = services.start_game(session, player, rules, level, ctx=ctx, practice=practice or None,
                                   replaces="" if form.replaces == "none" else form.replaces)
     return _respond(request, session, player, outcome, form.embed, dealt=True)
 
@@ -234,6 +241,45 @@ def preferences(request: Request, session: SessionDep, player: CurrentPlayer, ct
     if _is_htmx(request):
         return Response(status_code=204)
     return _back(embed)
+
+
+# ---- practice helpers and the review (app.coaching) -------------------------------------
+
+@router.post("/game/hint")
+def hint(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep, version: VersionForm,
+         embed: EmbedForm = False) -> Response:
+    """Hard's choice for the person now, highlighted in the hand, with one sentence why."""
+    answer = coaching.hint(session, player, None, version, ctx)
+    page = page_context(session, player, rec=answer.record, game=answer.game, embed=embed, with_records=False)
+    shown = review_view.hint_view(answer.cards, answer.reason, answer.values,
+                                  PlayerView.of(answer.game, answer.record.seat))
+    page.update(hint=shown, say=shown.text)
+    if _is_htmx(request):
+        return _render_fragment(request, page, panels=([], None))
+    page["records"] = services.records(session, player)
+    page["practice_played"] = coaching.practice_games(session, player)
+    return _render_page(request, page)
+
+
+@router.post("/game/undo")
+def undo(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep, version: VersionForm,
+         embed: EmbedForm = False) -> Response:
+    """Take back the person's last pass or card (and the computer players' moves after it)."""
+    outcome = coaching.undo(session, player, None, version, ctx)
+    if _is_htmx(request):
+        page = page_context(session, player, outcome=outcome, embed=embed)
+        page["say"] = i18n.gettext("Taken back.") + " " + page["say"]
+        return _render_fragment(request, page)
+    return _back(embed)
+
+
+@router.get("/game/review", response_class=HTMLResponse)
+def review(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep, hand: int) -> Response:
+    """Hand ``hand`` (1-based) of the person's game reviewed, step by step (the review dialog's body)."""
+    answer = coaching.review(session, player, None, hand - 1, ctx)
+    env = request.app.state.templates.env
+    shown = review_view.review_view(answer.end, answer.ratings, answer.hand)
+    return HTMLResponse(render_block(env, TEMPLATE, "review", {"review": shown, "player": player}))
 
 
 # ---- refusals: the table as it is now, with the reason (app.errors calls this) -----------------

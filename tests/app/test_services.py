@@ -194,7 +194,7 @@ def test_two_simultaneous_actions_on_the_same_version_cannot_both_be_stored(sess
         game_a, game_b = loads(rec_a.record), loads(rec_b.record)
         game_a.play(SOLO_SEAT, game_a.legal_cards()[0])
         game_b.play(SOLO_SEAT, game_b.legal_cards()[-1])
-        services._store(a, rec_a, game_a, [])  # the first commits…
+        services._store(a, rec_a, game_a, [], game_a.move_count)  # the first commits…
         with pytest.raises(StaleStateError):  # …the second matches no row and is refused
-            services._store(b, rec_b, game_b, [])
+            services._store(b, rec_b, game_b, [], game_b.move_count)
     assert loads(stored(session, out.record.id).record).moves == game_a.moves

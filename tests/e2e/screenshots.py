@@ -16,8 +16,9 @@ from pathlib import Path
 
 from playwright.sync_api import Browser, Page, sync_playwright
 
-from engine import Phase, Rules
+from engine import Game, Phase, Rules
 
+from ..bots.test_coach import BLUNDER_DEAL
 from .learner import lesson, played_out, tap, verdict
 from .rig import before_last_trick, decisive_last_trick, moon_for_the_person, play_until, rig
 from .server import CHROMIUM, CHROMIUM_ARGS, ROOT, app_server
@@ -209,10 +210,36 @@ def learn(s: Shots) -> None:
     page.context.close()
 
 
+def hint(s: Shots) -> None:
+    page = s.dealt(difficulty="easy", practice=True)
+    page.locator("[data-hint]").click()
+    page.locator(".hint-text").wait_for()
+    wait_idle(page)
+    s.save(page, "hint-pass", ".hint-text")
+    page.context.close()
+
+
+def review(s: Shots) -> None:
+    page = s.dealt(difficulty="medium", practice=True)
+    rig(page, s.database_url, Game(Rules(passing=False), seed=3, deals=[BLUNDER_DEAL]))
+    for card in ("2C", "QS"):
+        before = version(page)
+        page.locator(f".stage .hand-form[data-mode=play] .in-hand[data-card='{card}']").click(position=CORNER)
+        wait_new_version(page, before)
+    while phase(page) == "play":
+        play_a_legal_card(page)
+    page.get_by_role("button", name="Review this hand").click()
+    page.locator("#review-body .review-step").first.wait_for(timeout=60_000)
+    page.keyboard.press("ArrowRight")
+    s.save(page, "review-blunder")
+    page.context.close()
+
+
 STATES: dict[str, Callable[[Shots], None]] = {
     "welcome": welcome, "passing": passing, "playing": playing, "six_players": six_players,
     "game_over": game_over, "moon": moon, "no_passing": no_passing, "keys": keys,
     "reconnecting": reconnecting, "two_tabs": two_tabs, "right_to_left": right_to_left, "learn": learn,
+    "hint": hint, "review": review,
 }
 
 

@@ -145,7 +145,8 @@ def game_id(s: Surface) -> str:
 
 
 def new_game(s: Surface, *, difficulty: str | None = None, players: int | None = None, target: int | None = None,
-             hands: int | None = None, fast: bool | None = None, abandon: bool = True, **variants: bool) -> None:
+             hands: int | None = None, fast: bool | None = None, abandon: bool = True, practice: bool | None = None,
+             **variants: bool) -> None:
     """Deal a new game from the "New game…" dialog with these options (the others as the
     dialog offers them: those of the last game); confirms abandoning a game in progress."""
     if fast is not None:
@@ -164,6 +165,8 @@ def new_game(s: Surface, *, difficulty: str | None = None, players: int | None =
         dialog.get_by_label("Hands").fill(str(hands))
     for name, on in variants.items():
         dialog.get_by_label(VARIANT_LABELS[name]).set_checked(on)
+    if practice is not None:
+        dialog.get_by_label("Practice game: hints and undo, not counted in your records").set_checked(practice)
     dialog.get_by_role("button", name="Deal the cards").click()
     abandon_button = dialog.get_by_role("button", name="Abandon it and deal")
     if abandon and abandon_button.is_visible():
