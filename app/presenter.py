@@ -655,6 +655,11 @@ class ScoreSheet:
     totals: tuple[int, ...]
 
 
+def empty_sheet(players: int) -> ScoreSheet:
+    """The sheet of a table with no game yet, its seats named."""
+    return ScoreSheet(seat_names(players), short_names(players), (), (0,) * players)
+
+
 def score_sheet(view: PlayerView | None) -> ScoreSheet:
     """The sheet for the viewer; with no game yet, an empty one for the standard table."""
     if view is None:

@@ -38,7 +38,7 @@ from engine import Game, Phase, PlayerView, Rules, dumps
 from engine import events as ev
 from engine.bots import get_bot
 from engine.cards import CardSet
-from engine.moves import Move, NextRound, parse_move
+from engine.moves import Move, NextRound, PassMove, parse_move
 from engine.persist import game_from_dict
 from engine.referee import computer_turns
 
@@ -224,10 +224,8 @@ def set_people(session: Session, state: TableState, player: Player, people: set[
     n = len(state.seats)
     if not people <= set(range(n)):
         raise BadChoiceError(f"seats are numbered 0 to {n - 1}")
-    people |= {state.seat_of(player.id) or 0}
-    for s in state.seats:
-        if s.player_id is not None and s.seat not in people:
-            raise TableError(_("%(name)s sits there: remove them first.", name=s.name or ""), "seat_taken")
+    # a seat somebody sits at stays a person's (the host removes the person first)
+    people |= {s.seat for s in state.seats if s.player_id is not None}
     with writing(session):
         for s in state.seats:
             session.exec(update(TableSeat).where(col(TableSeat.table_id) == s.table_id, col(TableSeat.seat) == s.seat)
@@ -465,16 +463,24 @@ def act(session: Session, state: TableState, player: Player, version: int, move:
         raise TableError(_("The host has not dealt yet."), "not_dealt")
     if rec.status != "active":
         raise GameClosedError(rec.status)
-    if version != rec.version:
-        raise StaleStateError(rec.version, version)
     game = load_game(rec)
-    before_version = rec.version
     m = move(seat)
+    if version != rec.version and not _same_passing(game, version, m):
+        raise StaleStateError(rec.version, version)
+    before_version = rec.version
     game.apply(m)
     session.commit()  # no transaction stays open while the computer players think
     _computers(ctx, game, state.table.difficulty, state.people)
     _store(session, state, rec, game)
     return TableOutcome(read(session, table_id=state.table.id), game, seat, before_version)
+
+
+def _same_passing(game: Game, version: int, move: Move) -> bool:
+    """People pass at the same time: a pass chosen while the others' passes came in is
+    still this hand's pass (every move since the version it was chosen at is a pass of the
+    same hand), and the engine checks that this seat has not passed yet."""
+    return (isinstance(move, PassMove) and game.phase is Phase.PASS and 0 <= version < game.move_count
+            and all(isinstance(m, PassMove) for m in game.moves[version:]))
 
 
 def next_hand(seat: int) -> Move:

@@ -701,10 +701,24 @@
     }
     carried = { trick: trickKeys(shownFelt()), played: null, dealt: false,
                 stage: table ? table.querySelector(":scope > .stage") : null };
+    // the cards this person has chosen to pass stay chosen while the others' passes arrive
+    chosenBefore = Array.from(document.querySelectorAll("#table > .stage .hand-form[data-mode=pass] .in-hand[aria-pressed=true]"),
+                              (card) => card.dataset.card);
   });
+  let chosenBefore = [];
   document.addEventListener("htmx:sseMessage", (event) => {
     const table = document.getElementById("table");
-    if (event.detail.type === "table" && table) play(table);
+    if (event.detail.type !== "table" || !table) return;
+    const form = table.querySelector(":scope > .stage .hand-form[data-mode=pass]");
+    if (form && chosenBefore.length) {
+      chosenBefore.forEach((code) => {
+        const card = form.querySelector(`.in-hand[data-card="${code}"]:not([aria-pressed=true])`);
+        if (card) card.setAttribute("aria-pressed", "true");
+      });
+      updatePass(form);
+    }
+    chosenBefore = [];
+    play(table);
   });
   document.addEventListener("htmx:sseClose", (event) => {
     if (event.detail.type !== "message") return;

@@ -29,7 +29,7 @@ from engine.moves import MoonMove, PassMove, PlayMove
 
 from .. import i18n, options, presenter, security, services, tables
 from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
-from ..errors import BadChoiceError, TableNotFoundError, error_page
+from ..errors import BadChoiceError, GameClosedError, StaleStateError, TableNotFoundError, error_page
 from ..models import DIFFICULTIES, Player, utcnow
 from ..options import OptionsBase, options_model
 from ..tables import TableState
@@ -84,7 +84,8 @@ def _labels(state: TableState, viewer: int | None) -> tuple[str, ...]:
 
 
 def people(state: TableState, viewer_id: str | None) -> list[Person]:
-    names = _labels(state, None)
+    """Who sits where, the computer seats named as the viewer sees them."""
+    names = _labels(state, state.seat_of(viewer_id))
     waits = state.table.waiting if state.playing else 0
     return [Person(s.seat, s.name if s.player_id and s.name else names[s.seat], s.person, s.player_id is not None,
                    state.connected(s), s.player_id == state.table.host_id and s.player_id is not None,
@@ -122,10 +123,15 @@ def table_context(request: Request, session: Session, player: Player, state: Tab
             "remaining": remaining, "turn_seconds": table.turn_seconds, "playing": state.playing,
             "over": rec is not None and rec.status == "finished", "dealt": rec is not None,
             "level": table.difficulty, "waiting_on_you": seat is not None and bool(table.waiting >> seat & 1),
+            "next_hand": rec is not None and not table.waiting,
         },
     }
     if rec is None:
         ctx["say"] = i18n.gettext("Waiting for the host to deal the cards.")
+        ctx["rules_now"] = presenter.rules_lines(state.rules)
+        ctx["game"] = {"difficulty": table.difficulty, "id": None, "practice": False}
+        with presenter.naming(_labels(state, seat)):
+            ctx["sheet"] = presenter.empty_sheet(len(state.seats))
         return ctx
     game = services.load_game(rec)
     view = tables.view_for(game, seat)
@@ -225,7 +231,7 @@ VersionForm = Annotated[int, Form()]
 
 @router.post("/t/{token}/join")
 def join(request: Request, token: str, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
-         seat: Annotated[int, Form()], name: Annotated[str, Form(max_length=200)]) -> Response:
+         seat: Annotated[int, Form()], name: Annotated[str, Form(max_length=200)] = "") -> Response:
     state = tables.join(session, tables.read(session, token), player, seat, name, ctx)
     return _answer(request, session, player, state)
 
@@ -359,7 +365,7 @@ async def events(request: Request, token: str, player: CurrentPlayer, last: str 
         return Response(status_code=204)  # an EventSource stops trying on 204
 
     async def stream() -> AsyncIterator[bytes]:
-        nonlocal shown
+        nonlocal shown, seat
         assert table_id is not None
         with tables.BROKER.watching(table_id) as news:
             now = utcnow()
@@ -381,8 +387,14 @@ async def events(request: Request, token: str, player: CurrentPlayer, last: str 
                         renewed = loop_now
                         await run_in_threadpool(_presence, engine, table_id, seat, player.id,
                                                 utcnow() + tables.CONNECTED_FOR, False)
-                    chunks, shown, _id, _seat, ended = await run_in_threadpool(
+                    chunks, shown, _id, now_seat, ended = await run_in_threadpool(
                         _events, request, engine, token, player.id, shown)
+                    if now_seat != seat and not ended:
+                        # the person has just taken a seat (or was removed from one)
+                        seat = now_seat
+                        renewed = loop_now
+                        await run_in_threadpool(_presence, engine, table_id, seat, player.id,
+                                                utcnow() + tables.CONNECTED_FOR, True)
                     for chunk in chunks:
                         yield chunk
                     if ended:
@@ -410,7 +422,11 @@ def refused(request: Request, reason: Exception | str, status: int) -> Response:
     session.rollback()
     pid = security.player_id_of(request)
     player = services.get_player(session, pid) or Player(id=pid or services.new_id())
-    message = reason if isinstance(reason, str) else presenter.error_text(reason)
+    if isinstance(reason, StaleStateError) and not isinstance(reason, GameClosedError):
+        # at a table a move that came too late was overtaken by somebody else's
+        message = i18n.gettext("Somebody else moved first; here is the table now.")
+    else:
+        message = reason if isinstance(reason, str) else presenter.error_text(reason)
     token = request.scope.get("path", "").split("/")[2] if request.scope.get("path", "").count("/") >= 2 else ""
     try:
         state = tables.read(session, token)
