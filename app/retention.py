@@ -51,8 +51,8 @@ class Removed:
     buckets: int = 0
 
     def __str__(self) -> str:
-        return (f"{self.games} unfinished games, {self.tables} closed tables, {self.players} idle players "
-                f"({self.records} records), {self.buckets} rate-limit buckets")
+        return (f"{self.games} unfinished games, {self.players} idle players ({self.records} records), "
+                f"{self.buckets} rate-limit buckets, {self.tables} closed tables")
 
 
 def _ids(session: Session, stmt: object) -> list[str]:

@@ -47,6 +47,8 @@ class Table:
         if found is None:
             return None
         version, phase, game = found.groups()
+        # the table as it is now (the moments of the playback follow it, in templates)
+        html = html.split('<template class="frame"', 1)[0]
         mode = _MODE.search(html)
         hand = tuple(a or b for a, b in _HAND.findall(html))
         return cls(int(version), phase, game, mode.group(1) if mode else "wait",
@@ -177,8 +179,11 @@ class Person:
         kind, body = move
         return self.post(f"{self.path}/{kind}", body)
 
-    def events(self, last: str | None = None, timeout: float = 30) -> Iterator[Event]:
+    def events(self, last: str | None = None, timeout: float = 30, base: str | None = None) -> Iterator[Event]:
+        """The table's event stream, on a connection of its own (it may be read in another
+        thread while this person acts); ``base``: through another server process."""
         headers = {"Last-Event-ID": last} if last else {}
-        with self.client.stream("GET", f"{self.path}/events", headers=headers, timeout=timeout) as r:
+        with httpx.Client(base_url=base or self.base, cookies=self.client.cookies, timeout=timeout) as client, \
+                client.stream("GET", f"{self.path}/events", headers=headers) as r:
             r.raise_for_status()
             yield from parse_events(r.iter_bytes())
