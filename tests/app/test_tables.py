@@ -163,7 +163,7 @@ def drive(people: list[TestClient], path: str, rng: random.Random, limit: int = 
 
 def test_four_people_play_a_whole_game_and_it_counts_in_their_friends_records_once(
         people: list[TestClient], session: Session) -> None:
-    path = open_table(people[0], max_hands=1)
+    path = open_table(people[0], max_rounds=1)
     seat_all(people, path)
     assert people[0].post(f"{path}/deal", data={}, headers=HX).status_code == 200
     moves = drive(people, path, random.Random(3))

@@ -85,7 +85,7 @@ def play_out(people: list[Person], rng: random.Random, paths: list[str] | None =
 
 def seat_three(base: str, join_base: dict[str, str] | None = None) -> list[Person]:
     host = Person(base, "Ann")
-    path = host.open_table(difficulty="easy", passing="true", max_hands="1", turn_seconds="600")
+    path = host.open_table(difficulty="easy", passing="true", max_rounds="1", turn_seconds="600")
     people = [host]
     for seat, name in ((1, "Bob"), (2, "Cleo")):
         p = Person((join_base or {}).get(name, base), name)
