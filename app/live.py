@@ -119,25 +119,25 @@ class Listener(threading.Thread):
         super().__init__(name="tables-listener", daemon=True)
         self.url = make_url(engine.url).set(drivername="postgresql").render_as_string(hide_password=False)
         self.broker = broker
-        self._stop = threading.Event()
+        self._halt = threading.Event()
         self.ready = threading.Event()
 
     def stop(self) -> None:
-        self._stop.set()
+        self._halt.set()
         self.join(timeout=5)
 
     def run(self) -> None:
         import psycopg  # PostgreSQL's driver, only where PostgreSQL is used
 
         delay = 0.5
-        while not self._stop.is_set():
+        while not self._halt.is_set():
             try:
                 with psycopg.connect(self.url, autocommit=True) as conn:
                     conn.execute(f"LISTEN {CHANNEL}")
                     self.ready.set()
                     delay = 0.5
                     self.broker.wake_all()
-                    while not self._stop.is_set():
+                    while not self._halt.is_set():
                         for note in conn.notifies(timeout=1.0):
                             self.broker.wake(note.payload)
             except Exception:  # the database went away: try again, a little later each time

@@ -67,7 +67,7 @@ class Person:
 
 def _labels(state: TableState, viewer: int | None) -> tuple[str, ...]:
     """Every seat's name for the viewer: "You", the people's names, the computer seats by
-    where they sit (a spectator sees them from the first seat)."""
+    where they sit (a spectator sees them from the host's seat, the first)."""
     n = len(state.seats)
     compass = presenter.seat_names(n, viewer if viewer is not None else 0)
     out = []
@@ -76,8 +76,6 @@ def _labels(state: TableState, viewer: int | None) -> tuple[str, ...]:
             out.append(i18n.gettext("You"))
         elif s.player_id is not None and s.name:
             out.append(s.name)
-        elif viewer is None and s.seat == 0:
-            out.append(i18n.gettext("South"))
         else:
             out.append(compass[s.seat])
     return tuple(out)

@@ -125,8 +125,8 @@ def test_a_spectator_sees_the_cards_played_and_no_hand(people: list[TestClient],
     path = open_table(host)
     seat_all(people, path)
     assert host.post(f"{path}/deal", data={}, headers=HX).status_code == 200
-    with with_token(TestClient(host.app, base_url="http://testserver"), host.app) as watcher:
-        watcher.get("/")
+    watcher = with_token(TestClient(host.app, base_url="http://testserver"), host.app)
+    try:  # (no lifespan: no background watch)
         page = watcher.get(path).text
         assert "you are watching" in page and "Take a seat" not in page
         shown = Table.read(page)
@@ -137,6 +137,8 @@ def test_a_spectator_sees_the_cards_played_and_no_hand(people: list[TestClient],
         for seat in range(4):
             for card in game.view(seat).hand:
                 assert f'data-card="{card.code()}"' not in page
+    finally:
+        watcher.close()
 
 
 def drive(people: list[TestClient], path: str, rng: random.Random, limit: int = 2000) -> int:

@@ -14,6 +14,7 @@ from sqlalchemy import create_engine, text
 
 from app.presenter import CARD_NAMES
 from engine import Card, Game
+from engine.moves import PlayMove
 from engine.persist import game_from_dict
 from tools.friends import Event, Person, Table, action
 from tools.loadtest import app_server
@@ -21,18 +22,18 @@ from tools.loadtest import app_server
 from .databases import PG_ENV
 
 
-def stored(database_url: str, path: str) -> tuple[str, int, list[int | None]]:
-    """The table's game record text, its version, and each seat's person (their seat's player)."""
+def stored(database_url: str, path: str) -> tuple[str, int]:
+    """The table's game as stored: its record text and its version."""
     engine = create_engine(database_url)
     try:
         with engine.connect() as conn:
-            table_id, game_id = conn.execute(text("SELECT id, game_id FROM friend_table WHERE token = :t"),
-                                             {"t": path.rsplit("/", 1)[1]}).one()
+            game_id = conn.execute(text("SELECT game_id FROM friend_table WHERE token = :t"),
+                                   {"t": path.rsplit("/", 1)[1]}).scalar_one()
             record, version = conn.execute(text("SELECT record, version FROM game WHERE id = :id"),
                                            {"id": game_id}).one()
     finally:
         engine.dispose()
-    return record, version, []
+    return record, version
 
 
 def game_at(record: str, version: int) -> Game:
@@ -83,9 +84,9 @@ def play_out(people: list[Person], rng: random.Random, paths: list[str] | None =
     raise AssertionError("the game did not end")
 
 
-def seat_three(base: str, join_base: dict[str, str] | None = None) -> list[Person]:
+def seat_three(base: str, join_base: dict[str, str] | None = None, hands: int = 1) -> list[Person]:
     host = Person(base, "Ann")
-    path = host.open_table(difficulty="easy", passing="true", max_rounds="1", turn_seconds="600")
+    path = host.open_table(difficulty="easy", passing="true", max_rounds=str(hands), turn_seconds="600")
     people = [host]
     for seat, name in ((1, "Bob"), (2, "Cleo")):
         p = Person((join_base or {}).get(name, base), name)
@@ -108,10 +109,50 @@ def forbidden_for(game: Game, seat: int) -> set[Card]:
     return hidden - known
 
 
+NAMES = {c: CARD_NAMES[c % 52][:1].upper() + CARD_NAMES[c % 52][1:] for c in range(52)}
+ON_TABLE = re.compile(r'data-card="(\w+)" data-seat="(\d)"')
+IN_HAND = re.compile(r'class="card in-hand[^"]*" data-card="(\w+)"|data-card="(\w+)" class="card in-hand')
+
+
+def check_event(record: str, since: int | None, at: int, seat: int, raw: str) -> None:
+    """A ``table`` event of ``seat``'s stream at version ``at``: the table as it is now
+    shows nothing of the others' hands; its playback (the moves since ``since``, the
+    version the page showed) shows only the cards played in those moves (or on the table
+    then) and the person's own cards."""
+    head, _, rest = raw.partition('<template class="frame"')
+    frames, _, deferred = rest.partition('<template class="deferred"')
+    now = game_at(record, at)
+    shown = Table.read(raw.replace("\ndata: ", "\n"))
+    assert shown is not None and shown.version == at
+    assert sorted(shown.hand) == sorted(c.code() for c in now.view(seat).hand)
+    for card in forbidden_for(now, seat):
+        for part in (head, deferred):
+            assert f'data-card="{card.code()}"' not in part, (seat, at, card)
+            assert f'"{NAMES[int(card)]}' not in part and f">{NAMES[int(card)]}" not in part, (seat, at, card)
+    if not frames:
+        return
+    assert since is not None and since < at
+    then = game_at(record, since)
+    trick = then.view(seat)
+    own = {c.code() for c in trick.hand}
+    played: set[tuple[int, str]] = set()
+    if trick.trick_leader is not None:
+        played |= {((trick.trick_leader + i) % then.players, c.code()) for i, c in enumerate(trick.trick)}
+    for move in now.moves[since:at]:
+        then.apply(move)
+        own |= {c.code() for c in then.view(seat).hand}
+        if isinstance(move, PlayMove):
+            played.add((move.seat, move.card.code()))
+    for code, on_seat in ON_TABLE.findall(frames):
+        assert (int(on_seat), code) in played, (seat, at, code, on_seat)
+    for a, b in IN_HAND.findall(frames):
+        assert (a or b) in own, (seat, at, a or b)
+
+
 def test_each_stream_carries_only_its_own_persons_cards(database_url: str, tmp_path: Path) -> None:
     rng = random.Random(11)
     with app_server(database_url, tmp_path / "srv") as base:
-        people = seat_three(base)
+        people = seat_three(base, hands=2)  # (the second hand's playback starts in the first)
         readers = [Reader(p) for p in people]
         for r in readers:
             r.start()
@@ -122,26 +163,19 @@ def test_each_stream_carries_only_its_own_persons_cards(database_url: str, tmp_p
         for r in readers:
             r.join(60)
             assert r.error is None and not r.is_alive()
-        record, version, _ = stored(database_url, people[0].path)
-    names = {c: CARD_NAMES[c % 52][:1].upper() + CARD_NAMES[c % 52][1:] for c in range(52)}
+        record, version = stored(database_url, people[0].path)
     for seat, reader in enumerate(readers):
-        # (the first shows the table before the deal)
         tables = [e for e in reader.events if e.name == "table" and e.id and not e.id.startswith("-.")]
         assert len(tables) > 10
         assert tables[-1].id is not None and int(tables[-1].id.split(".")[1]) == version
+        since: int | None = None
         for event in tables:
             assert event.id is not None
             at = int(event.id.split(".")[1])
-            game = game_at(record, at)
-            raw = event.raw.decode()
-            shown = Table.read(event.data)
-            assert shown is not None and shown.version == at
-            assert sorted(shown.hand) == sorted(c.code() for c in game.view(seat).hand), event.data
-            for card in forbidden_for(game, seat):
-                assert f'data-card="{card.code()}"' not in raw, (seat, at, card)
-                assert f'"{names[int(card)]}' not in raw and f">{names[int(card)]}<" not in raw, (seat, at, card)
+            check_event(record, since, at, seat, event.raw.decode())
+            since = at
         people_events = [e for e in reader.events if e.name == "people"]
-        assert people_events and all(re.search(r'data-card=', e.data) is None for e in people_events)
+        assert people_events and all("data-card=" not in e.data for e in people_events)
     for p in people:
         p.close()
 
@@ -205,7 +239,7 @@ if os.environ.get(PG_ENV):
             for r in readers:
                 r.join(60)
                 assert r.error is None and not r.is_alive()
-            record, version, _ = stored(database_url, people[0].path)
+            record, version = stored(database_url, people[0].path)
             game = game_at(record, version)
             assert game.is_over and len(game.moves) == version and moves > 13
             for reader in readers:
