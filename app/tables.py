@@ -173,7 +173,8 @@ def read(session: Session, token: str | None = None, table_id: str | None = None
         table = session.get(FriendTable, table_id, populate_existing=True)
     if table is None or (open_only and table.status != "open"):
         raise TableNotFoundError("no such table")
-    session.refresh(table)
+    if token is not None:
+        session.refresh(table)  # (found by token: the identity map may hold an older row)
     seats = list(session.exec(select(TableSeat).where(TableSeat.table_id == table.id)
                               .order_by(col(TableSeat.seat)).execution_options(populate_existing=True)))
     rec = session.get(GameRecord, table.game_id, populate_existing=True) if table.game_id else None

@@ -24,6 +24,7 @@ from markupsafe import Markup
 from sqlmodel import Session
 
 from engine import Card, CardSet, Rules
+from engine import events as ev
 from engine.errors import IllegalMoveError
 from engine.moves import MoonMove, PassMove, PlayMove
 
@@ -61,8 +62,6 @@ class Person:
     connected: bool
     host: bool
     you: bool
-    waiting: bool
-    """The game waits for this seat now."""
 
 
 def _labels(state: TableState, viewer: int | None) -> tuple[str, ...]:
@@ -84,16 +83,15 @@ def _labels(state: TableState, viewer: int | None) -> tuple[str, ...]:
 def people(state: TableState, viewer_id: str | None) -> list[Person]:
     """Who sits where, the computer seats named as the viewer sees them."""
     names = _labels(state, state.seat_of(viewer_id))
-    waits = state.table.waiting if state.playing else 0
     return [Person(s.seat, s.name if s.player_id and s.name else names[s.seat], s.person, s.player_id is not None,
                    state.connected(s), s.player_id == state.table.host_id and s.player_id is not None,
-                   s.player_id is not None and s.player_id == viewer_id, bool(waits >> s.seat & 1))
+                   s.player_id is not None and s.player_id == viewer_id)
             for s in state.seats]
 
 
 def table_context(request: Request, session: Session, player: Player, state: TableState, *,
                   outcome: tables.TableOutcome | None = None, since: int | None = None,
-                  error: str | None = None) -> dict[str, Any]:
+                  error: str | None = None, with_records: bool = True) -> dict[str, Any]:
     """What the table's page and fragments need, for ``player`` (at their seat, or watching).
     ``outcome``: the player's own action; ``since``: a page showing that version of the
     game gets the moves after it played back."""
@@ -109,7 +107,7 @@ def table_context(request: Request, session: Session, player: Player, state: Tab
     free = [p for p in people(state, player.id) if p.person and not p.taken]
     ctx: dict[str, Any] = {
         "player": player, "embed": False, "error": error, "difficulties": DIFFICULTIES,
-        "records": services.records(session, player),
+        "records": services.records(session, player) if with_records else [],
         "game": rec, "frames": [], "say": "", "pauses": PAUSES_MS, "deferred": None, "rules_now": None, "t": None,
         "version": rec.version if rec else 0, "sheet": presenter.score_sheet(None), "tricks": [],
         "standard": Rules(), "level_name": presenter.difficulty_name,
@@ -146,6 +144,8 @@ def table_context(request: Request, session: Session, player: Player, state: Tab
         if replayed is not None:
             before, moves = replayed
             steps = [services.Step(m, events, v) for m, events, v in moves]
+            # (a stream's event sends only the side panels these moves change)
+            ctx["steps"] = steps if outcome is None else None
         page = presenter.build_page(view, steps, before=before)
         ctx.update(t=page.table, sheet=page.sheet, tricks=page.tricks, frames=page.frames, playback_base=page.base,
                    say=page.say, celebrate=page.celebrate, rules_now=presenter.rules_lines(game.rules),
@@ -153,9 +153,32 @@ def table_context(request: Request, session: Session, player: Player, state: Tab
     return ctx
 
 
+def changed_panels(ctx: dict[str, Any]) -> tuple[list[str], int | None]:
+    """The side panels the moves played back change (all of them for a table drawn whole),
+    and from which trick on the trick list only grows (None: drawn again or unchanged)."""
+    steps: list[services.Step] | None = ctx.get("steps")
+    if steps is None:
+        return list(PANELS), None
+    events = [e for s in steps for e in s.events]
+    names = ["sheet"] if any(isinstance(e, ev.RoundStarted | ev.RoundScored) for e in events) else []
+    if any(isinstance(e, ev.GameOver | ev.MoonShot) for e in events):
+        names.append("records")
+    taken = sum(1 for e in events if isinstance(e, ev.TrickWon | ev.TrickCancelled))
+    before = len(ctx["tricks"]) - taken
+    if names and "sheet" in names or (taken and before <= 0):
+        names.append("tricks")
+    elif taken:
+        return names, before
+    return names, None
+
+
 def _render_table(request: Request, ctx: dict[str, Any]) -> str:
     env = request.app.state.templates.env
-    deferred = [Deferred("#" + name, "outerHTML", Markup(render_block(env, GAME, name, ctx))) for name in PANELS]
+    names, new_tricks = changed_panels(ctx)
+    deferred = [Deferred("#" + name, "outerHTML", Markup(render_block(env, GAME, name, ctx))) for name in names]
+    if new_tricks is not None:
+        lines = render_block(env, GAME, "trick_lines", {**ctx, "tricks": ctx["tricks"][new_tricks:]})
+        deferred.append(Deferred("#tricks .trick-list", "beforeend", Markup(lines)))
     return render_block(env, GAME, "table", {**ctx, "deferred": deferred})
 
 
@@ -345,10 +368,13 @@ def _events(request: Request, engine: Any, token: str, player_id: str, shown: tu
         people_changed = shown is None or shown[2] != key[2]
         if game_changed or people_changed:
             since = shown[1] if shown is not None and shown[0] == key[0] and game_changed else None
-            ctx = table_context(request, session, player, state, since=since)
+            ctx = table_context(request, session, player, state, since=since, with_records=False)
+            if "records" in changed_panels(ctx)[0]:
+                ctx["records"] = services.records(session, player)
             if game_changed:
                 out.append(_sse("table", _render_table(request, ctx), state.key))
-            out.append(_sse("people", _render_people(request, ctx), state.key))
+            if people_changed:
+                out.append(_sse("people", _render_people(request, ctx), state.key))
         session.commit()
         return out, key, state.table.id, state.seat_of(player_id), False
 
@@ -359,15 +385,19 @@ async def events(request: Request, token: str, player: CurrentPlayer, last: str 
     engine = request.app.state.db_engine
     shown = _parse_key(request.headers.get("Last-Event-ID") or last)
     first, shown, table_id, seat, closed = await run_in_threadpool(_events, request, engine, token, player.id, shown)
-    if table_id is None and closed:
-        return Response(status_code=204)  # an EventSource stops trying on 204
+    if table_id is None:
+        return Response(status_code=204)  # no such table: an EventSource stops trying on 204
+
+    # connected from now on (before the answer starts: a page that has its stream open is
+    # never taken for absent)
+    await run_in_threadpool(_presence, engine, table_id, seat, player.id, utcnow() + tables.CONNECTED_FOR, True)
 
     async def stream() -> AsyncIterator[bytes]:
         nonlocal shown, seat
         assert table_id is not None
         with tables.BROKER.watching(table_id) as news:
-            now = utcnow()
-            await run_in_threadpool(_presence, engine, table_id, seat, player.id, now + tables.CONNECTED_FOR, True)
+            # a change stored between the first look and this subscription is not missed: look again
+            news.put_nowait(None)
             try:
                 yield b"retry: 1000\n\n"
                 for chunk in first:
