@@ -49,12 +49,31 @@ def get_thinker(request: Request) -> Thinker:
     return thinker
 
 
-SettingsDep = Annotated[Settings, Depends(get_settings)]
-SessionDep = Annotated[Session, Depends(get_session)]
-ThinkerDep = Annotated[Thinker, Depends(get_thinker)]
+# FastAPI runs a plain ``def`` dependency in the thread pool, one hop (and one wake-up of a
+# worker thread) each: those that only read the request or the app, and never wait, are
+# ``async def`` (run on the event loop), so an action makes two hops, the player's lookup
+# and the route (docs/benchmarks.md, "CPU per action").  The plain functions above stay
+# callable from anywhere (the refusal handlers use get_session).
+
+async def _settings(request: Request) -> Settings:
+    return get_settings(request)
 
 
-def get_context(request: Request, settings: SettingsDep, thinker: ThinkerDep) -> services.Context:
+async def _session(request: Request) -> Session:
+    # a Session does not connect until it is first used (in the route's thread)
+    return get_session(request)
+
+
+async def _thinker(request: Request) -> Thinker:
+    return get_thinker(request)
+
+
+SettingsDep = Annotated[Settings, Depends(_settings)]
+SessionDep = Annotated[Session, Depends(_session)]
+ThinkerDep = Annotated[Thinker, Depends(_thinker)]
+
+
+async def get_context(request: Request, settings: SettingsDep, thinker: ThinkerDep) -> services.Context:
     """What the services need besides the session: the client the rate limits count
     against (:mod:`app.limits`), the settings and the worker pool."""
     return services.Context(client=client_key(request.scope), settings=settings, thinker=thinker)
@@ -77,7 +96,13 @@ class CloseSession:
         finally:
             session = scope.get("state", {}).pop(SESSION_KEY, None)
             if session is not None:
-                await run_in_threadpool(session.close)
+                if session.in_transaction():
+                    # a rollback may wait for the database: not on the event loop
+                    await run_in_threadpool(session.close)
+                else:
+                    # nothing to end (every action commits): no connection is held, so
+                    # closing only forgets the loaded objects, without a thread hop
+                    session.close()
 
 
 def signer(settings: Settings) -> URLSafeTimedSerializer:

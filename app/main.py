@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import logging
 from collections.abc import AsyncIterator, MutableMapping
 from contextlib import asynccontextmanager, suppress
@@ -60,7 +61,14 @@ def create_app(settings: Settings) -> FastAPI:
         BROKER.start(app.state.db_engine)
         ctx = Context(settings=settings, thinker=app.state.thinker)
         tasks.append(asyncio.create_task(tables.watch(app.state.db_engine, ctx)))
+        # what is loaded by now (modules, the app, its schemas and catalogues) lives as long
+        # as the process: out of the garbage collector's sight, a full collection no longer
+        # walks it (~35 ms each, a few per thousand actions; docs/benchmarks.md).  No
+        # collection first: it would cost every start (each test's app) ~50 ms, and what is
+        # freed by reference counting is freed frozen or not
+        gc.freeze()
         yield
+        gc.unfreeze()
         for task in tasks:
             task.cancel()
             with suppress(asyncio.CancelledError):

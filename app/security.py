@@ -32,6 +32,7 @@
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import re
@@ -44,7 +45,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from fastapi import Request
 from fastapi.responses import HTMLResponse, JSONResponse, Response
-from itsdangerous import BadData, SignatureExpired, URLSafeSerializer, URLSafeTimedSerializer
+from itsdangerous import BadData, URLSafeSerializer, URLSafeTimedSerializer
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .errors import CsrfError, error_page
@@ -100,31 +101,60 @@ def read_token(secret_key: str, value: str | None, max_age: float) -> tuple[str,
     seconds, else None (tampered, expired, truncated or not even text)."""
     if not value or len(value) > 512:
         return None
-    try:
-        pid, issued = URLSafeTimedSerializer(secret_key, salt=TOKEN_SALT).loads(
-            value, max_age=int(max_age), return_timestamp=True)
-        when: float | None = issued.timestamp()
-    except SignatureExpired:
+    found = _signed(secret_key, value)
+    if found is None:
         return None
-    except (BadData, ValueError, TypeError, UnicodeError):
-        try:  # the untimed cookie of earlier versions: still this player, renewed on use
-            pid, when = URLSafeSerializer(secret_key, salt=TOKEN_SALT).loads(value), None
-        except (BadData, ValueError, TypeError, UnicodeError):
+    pid, when = found
+    if when is not None:
+        # as itsdangerous judges the age: whole seconds, none in the future
+        age = int(time.time()) - int(when)
+        if age > int(max_age) or age < 0:
             return None
     return (pid, when) if isinstance(pid, str) and 0 < len(pid) <= 32 else None
+
+
+@functools.lru_cache(maxsize=4096)
+def _signed(secret_key: str, value: str) -> tuple[Any, float | None] | None:
+    """What a token signed with ``secret_key`` says and when it was issued (None for the
+    untimed cookie of earlier versions), whatever its age; None if it is not validly signed.
+
+    Kept for the process's recent tokens: a signature checked once stays good for the same
+    key, and checking it was the dearest part of naming the player on every request (the
+    age is judged on every read, by :func:`read_token`)."""
+    try:
+        pid, issued = URLSafeTimedSerializer(secret_key, salt=TOKEN_SALT).loads(value, return_timestamp=True)
+        return pid, issued.timestamp()
+    except (BadData, ValueError, TypeError, UnicodeError):
+        try:  # the untimed cookie of earlier versions: still this player, renewed on use
+            return URLSafeSerializer(secret_key, salt=TOKEN_SALT).loads(value), None
+        except (BadData, ValueError, TypeError, UnicodeError):
+            return None
 
 
 def identify(request: Request) -> Identity | None:
     """Who a request says it is: the ``X-Player-Token`` header if it holds a valid token,
     else the cookie.  Shared by the CSRF check and :func:`app.deps.get_player`, so both
-    always judge the same player."""
+    always judge the same player.
+
+    Read once per request (kept in the request's state): checking a token's signature is
+    the dearest part, and the CSRF check and the player dependency both ask."""
+    state = request.scope.setdefault("state", {})
+    if _IDENTITY in state:
+        known: Identity | None = state[_IDENTITY]
+        return known
     settings = request.app.state.settings
+    identity = None
     for source, value in (("header", request.headers.get(PLAYER_HEADER)),
                           ("cookie", request.cookies.get(settings.cookie_name))):
         found = read_token(settings.secret_key, value, settings.cookie_max_age)
         if found is not None:
-            return Identity(found[0], found[1], source)
-    return None
+            identity = Identity(found[0], found[1], source)
+            break
+    state[_IDENTITY] = identity
+    return identity
+
+
+_IDENTITY = "identity"
 
 
 def token_is_old(identity: Identity, max_age: float, now: float | None = None) -> bool:

@@ -83,7 +83,8 @@ class Outcome:
 
     @property
     def view(self) -> PlayerView:
-        return PlayerView.of(self.game, self.seat)
+        # the last step's view is this one (nothing moves after it), already computed
+        return self.steps[-1].view if self.steps else PlayerView.of(self.game, self.seat)
 
     @property
     def events(self) -> list[ev.Event]:

@@ -9,8 +9,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from .cards import Card
 from .errors import CorruptRecordError, HeartsError
-from .moves import parse_move
+from .moves import PlayMove, parse_move
 from .rules import Rules, RulesError
 from .state import Game
 
@@ -22,11 +23,32 @@ def game_to_dict(game: Game) -> dict[str, Any]:
         "schema": SCHEMA_VERSION,
         "rules": game.rules.to_dict(),
         "seed": game.seed,
-        "moves": [m.code() for m in game.moves],
+        "moves": move_codes(game),
     }
     if game._deals:
         data["deals"] = [[str(_cs(h)) for h in d] for d in game._deals]
     return data
+
+
+_PLAY_CODES: dict[tuple[int, Card], str] = {}
+"""The code of every card play seen so far, by ``(seat, card)``: at most seats × 52 short
+strings, and most of a game's log is plays.  Storing an action writes the whole log again,
+so spelling each play anew was most of :func:`dumps` (docs/benchmarks.md)."""
+
+
+def move_codes(game: Game) -> list[str]:
+    """``[m.code() for m in game.moves]``, without making a :class:`PlayMove` per play."""
+    codes = []
+    log: list[Any] = game._log  # plays as (seat, card) tuples, the other moves as values
+    for m in log:
+        if type(m) is tuple:
+            code = _PLAY_CODES.get(m)
+            if code is None:
+                code = _PLAY_CODES[m] = PlayMove(*m).code()
+        else:
+            code = m.code()
+        codes.append(code)
+    return codes
 
 
 def _cs(mask: int) -> object:

@@ -9,7 +9,7 @@ from enum import Enum
 from functools import cached_property
 from typing import Any, Final, get_args, get_type_hints
 
-from .cards import CARDS, HEARTS, JACK_OF_DIAMONDS, LOW, PENALTY, QUEEN_OF_SPADES, Rank, Suit
+from .cards import CARDS, HEARTS, JACK_OF_DIAMONDS, LOW, PENALTY, QUEEN_OF_SPADES, Rank, Suit, add_card
 
 
 class RulesError(ValueError):
@@ -233,6 +233,14 @@ class Rules:
         """The cards shuffled for a round, sorted; twice over for Cancellation."""
         one = tuple(c for c in range(52) if not self.removed >> c & 1)
         return one + one if self.cancellation else one
+
+    @cached_property
+    def deck_mask(self) -> int:
+        """:attr:`deck` as a multiset mask (a second copy on the high bits)."""
+        mask = 0
+        for c in self.deck:
+            mask = add_card(mask, c)
+        return mask
 
     @property
     def decks(self) -> int:

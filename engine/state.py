@@ -37,6 +37,9 @@ from .view import PlayerView
 
 PASS_SIZE = 3
 _BITS = tuple(1 << c for c in range(52))
+_VOID_SUITS = tuple(frozenset(Suit(s) for s in range(4) if v >> s & 1) for v in range(16))
+"""The suits a seat is known to lack, by the bits of its ``voids`` mask (a view makes one
+per seat)."""
 
 
 def _as_mask(cards: CardSet | Iterable[Card | str | int] | str) -> int:
@@ -553,9 +556,7 @@ class Game:
         d = self.pass_direction
         target = d.target(seat, n) if d is not PassDirection.NONE else None
         source = d.source(seat, n) if d is not PassDirection.NONE else None
-        deck = 0
-        for c in rules.deck:
-            deck = add_card(deck, c)
+        deck = rules.deck_mask
         seen = self.hands[seat]
         still_held = my_pass if (my_pass is not None and exchanged) else 0
         played_tricks = list(self.tricks)
@@ -595,7 +596,7 @@ class Game:
             hand_sizes=tuple(h.bit_count() for h in self.hands),
             taken_points=tuple(self.taken_points), totals=tuple(self.totals),
             round_points=tuple(self.round_points), shooters=tuple(self.shooters),
-            voids=tuple(frozenset(Suit(s) for s in range(4) if v >> s & 1) for v in self.voids),
+            voids=tuple(_VOID_SUITS[v] for v in self.voids),
             unseen=CardSet.from_mask(unseen), passed_still_held=CardSet.from_mask(still_held),
             moon_value=moon, pending_shooter=self.pending_shooter,
             winner=self.winner, set_aside=len(rules.deck) - in_play_count,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from enum import Enum
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from fastapi import APIRouter, Request, status
+from fastapi import APIRouter, Request, Response, status
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine import Card, CardSet
@@ -142,48 +142,56 @@ def game_out(outcome: Outcome) -> GameOut:
                    events=[event_to_dict(e) for e in outcome.events])
 
 
+def answer(outcome: Outcome, status_code: int = status.HTTP_200_OK) -> Response:
+    """The game's answer, serialised here, in the route's thread: a route that returns a
+    :class:`GameOut` has FastAPI validate it against ``response_model`` a second time, in
+    a thread-pool hop of its own (docs/benchmarks.md, "CPU per action").  The schema is
+    still ``response_model``'s, and the body the same JSON."""
+    return Response(game_out(outcome).model_dump_json(), status_code, media_type="application/json")
+
+
 @router.post("/games", status_code=status.HTTP_201_CREATED, response_model=GameOut, responses=CREATE_ERRORS)
-def start_game(options: GameOptions, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> GameOut:
+def start_game(options: GameOptions, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
     """Deal a new game (abandoning the one in progress) and let the computer players act."""
-    return game_out(services.start_game(session, player, options.rules(), options.difficulty, seed=options.seed,
-                                        replaces=options.replaces, ctx=ctx))
+    return answer(services.start_game(session, player, options.rules(), options.difficulty, seed=options.seed,
+                                      replaces=options.replaces, ctx=ctx), status.HTTP_201_CREATED)
 
 
 @router.get("/games/current", response_model=GameOut, responses=ERRORS)
-def current_game(session: SessionDep, player: CurrentPlayer) -> GameOut:
+def current_game(session: SessionDep, player: CurrentPlayer) -> Response:
     """The game this player would resume."""
     rec = services.find_game(session, player, None)
-    return game_out(Outcome(rec, services.load_game(rec)))
+    return answer(Outcome(rec, services.load_game(rec)))
 
 
 @router.get("/games/{game_id}", response_model=GameOut, responses=ERRORS)
-def get_game(game_id: str, session: SessionDep, player: CurrentPlayer) -> GameOut:
+def get_game(game_id: str, session: SessionDep, player: CurrentPlayer) -> Response:
     rec = services.find_game(session, player, game_id)
-    return game_out(Outcome(rec, services.load_game(rec)))
+    return answer(Outcome(rec, services.load_game(rec)))
 
 
 @router.post("/games/{game_id}/pass", response_model=GameOut, responses=ERRORS)
-def pass_cards(game_id: str, body: PassBody, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> GameOut:
+def pass_cards(game_id: str, body: PassBody, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
     """Pass three cards; the computer players pass too and play up to your turn."""
-    return game_out(services.pass_cards(session, player, game_id, body.version, body.cards, ctx))
+    return answer(services.pass_cards(session, player, game_id, body.version, body.cards, ctx))
 
 
 @router.post("/games/{game_id}/play", response_model=GameOut, responses=ERRORS)
-def play_card(game_id: str, body: PlayBody, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> GameOut:
+def play_card(game_id: str, body: PlayBody, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
     """Play a card; the computer players then play up to your next turn or the end of the hand."""
-    return game_out(services.play_card(session, player, game_id, body.version, body.card, ctx))
+    return answer(services.play_card(session, player, game_id, body.version, body.card, ctx))
 
 
 @router.post("/games/{game_id}/moon", response_model=GameOut, responses=ERRORS)
-def choose_moon(game_id: str, body: MoonBody, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> GameOut:
+def choose_moon(game_id: str, body: MoonBody, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
     """Shooter's choice, when you shot the moon."""
-    return game_out(services.choose_moon(session, player, game_id, body.version, body.subtract, ctx))
+    return answer(services.choose_moon(session, player, game_id, body.version, body.subtract, ctx))
 
 
 @router.post("/games/{game_id}/next", response_model=GameOut, responses=ERRORS)
-def next_round(game_id: str, body: Versioned, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> GameOut:
+def next_round(game_id: str, body: Versioned, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
     """Deal the next hand after a hand is over."""
-    return game_out(services.next_round(session, player, game_id, body.version, ctx))
+    return answer(services.next_round(session, player, game_id, body.version, ctx))
 
 
 @router.get("/records", response_model=list[RecordOut])

@@ -223,3 +223,14 @@ def test_a_copied_game_is_equal_and_independent() -> None:
     assert twin.phase.value == "play" and game.phase.value == "pass"
     assert all(p is None for p in game.passes)
     assert dumps(game.copy()) == dumps(game)
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_the_stored_move_codes_are_each_moves_own_code(name: str) -> None:
+    # dumps spells plays from a table of codes it keeps: the same text as each move's code()
+    for seed in range(3):
+        g = random_game(PRESETS[name], seed=seed, moves=400)
+        codes = game_to_dict(g)["moves"]
+        assert codes == [m.code() for m in g.moves]
+        assert [parse_move(c) for c in codes] == g.moves
+        assert {c.split()[-1] if c == "next" else c.split()[1] for c in codes} >= {"play", "next"}

@@ -216,3 +216,12 @@ def test_describe_lists_what_differs() -> None:
     assert STANDARD.describe() == ["4 players", "to 100 points"]
     d = Rules(players=3, target_score=50, max_rounds=5, passing=False, omnibus=True).describe()
     assert d == ["3 players", "to 50 points", "at most 5 hands", "no passing", "J♦ −10"]
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_the_deck_mask_holds_every_card_of_the_deck(name: str) -> None:
+    rules = PRESETS[name]
+    assert CardSet.from_mask(rules.deck_mask).codes() == [Card(c).code() for c in sorted(rules.deck)]
+    assert len(CardSet.from_mask(rules.deck_mask)) == len(rules.deck)
+    double = Rules(cancellation=True, players=6)
+    assert len(CardSet.from_mask(double.deck_mask)) == len(double.deck) == 104

@@ -1,0 +1,156 @@
+"""What an action costs the server, kept from creeping back (docs/benchmarks.md, "CPU per
+action"): the thread-pool hops, the token read once, the session closed, the answer
+serialised once, the views and the garbage collector.  Counts, never timings."""
+
+from __future__ import annotations
+
+import functools
+import gc
+from collections.abc import Callable
+from typing import Any
+
+import anyio.to_thread
+import pytest
+from fastapi import FastAPI
+from fastapi.testclient import TestClient
+from sqlmodel import Session
+
+from app import security, services
+from app.models import GameRecord
+from app.routers.api import GameOut
+from engine import PlayerView, Rules
+
+from .helpers import first_legal, three_cards
+
+
+def playing(client: TestClient) -> dict[str, Any]:
+    """A new game of the client's player, passed, so that it is the person's turn to play."""
+    game = client.post("/api/v1/games", json={"seed": 5}).json()
+    game = client.post(f"/api/v1/games/{game['game_id']}/pass",
+                       json={"version": game["version"], "cards": game["view"]["hand"][:3]}).json()
+    assert game["view"]["phase"] == "play" and game["view"]["turn"] == 0
+    return game
+
+
+def hops(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The names of the functions the app runs in the thread pool, from now on."""
+    seen: list[str] = []
+    original = anyio.to_thread.run_sync
+
+    async def counting(func: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+        inner = func.func if isinstance(func, functools.partial) else func
+        seen.append(getattr(inner, "__name__", repr(inner)))
+        return await original(func, *args, **kwargs)
+
+    monkeypatch.setattr(anyio.to_thread, "run_sync", counting)
+    return seen
+
+
+def test_an_action_makes_two_thread_pool_hops(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    # the player's lookup and the route: the other dependencies and the session's close
+    # (nothing to roll back) run on the event loop, and the answer is serialised in the route
+    game = playing(client)
+    seen = hops(monkeypatch)
+    r = client.post(f"/api/v1/games/{game['game_id']}/play",
+                    json={"version": game["version"], "card": game["view"]["legal"][0]})
+    assert r.status_code == 200, r.text
+    assert len(seen) == 2 and seen[0] == "get_player", seen
+
+
+def test_a_read_that_leaves_a_transaction_open_still_closes_it_off_the_event_loop(
+        app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    playing(client)
+    seen = hops(monkeypatch)
+    assert client.get("/api/v1/games/current").status_code == 200
+    # the lookup of the game began a transaction the route did not end: its rollback waits
+    # for the database, so the close goes to the thread pool
+    assert "close" in seen
+    assert app.state.db_engine.pool.checkedout() == 0
+
+
+def test_every_answer_gives_its_connection_back(app: FastAPI, client: TestClient) -> None:
+    game = playing(client)
+    pool = app.state.db_engine.pool
+    base = f"/api/v1/games/{game['game_id']}"
+    answers = [
+        client.post(base + "/play", json={"version": game["version"], "card": game["view"]["legal"][0]}),
+        client.post(base + "/play", json={"version": game["version"], "card": game["view"]["legal"][0]}),  # stale
+        client.post(base + "/play", json={"version": "x", "card": "QS"}),  # malformed
+        client.get(base),
+        client.get("/api/v1/records"),
+        client.get("/"),
+    ]
+    assert [a.status_code for a in answers] == [200, 409, 422, 200, 200, 200]
+    assert pool.checkedout() == 0
+
+
+def test_the_answer_is_the_game_out_schema_serialised_once(app: FastAPI, client: TestClient) -> None:
+    r = client.post("/api/v1/games", json={"seed": 9})
+    assert r.status_code == 201 and r.headers["content-type"] == "application/json"
+    out = GameOut.model_validate_json(r.content)
+    with Session(app.state.db_engine) as s:
+        rec = s.get(GameRecord, out.game_id)
+        assert rec is not None
+        assert out.version == rec.version and out.status == rec.status == "active" and out.practice
+        assert out.view == PlayerView.of(services.load_game(rec), rec.seat).to_dict()
+    r = client.post(f"/api/v1/games/{out.game_id}/pass", json={"version": out.version, "cards": out.view["hand"][:3]})
+    assert r.status_code == 200
+    assert GameOut.model_validate_json(r.content).model_dump() == r.json()
+
+
+def test_the_players_token_is_checked_once_per_request(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = playing(client)
+    checked: list[str] = []
+    original = security.read_token
+
+    def counting(secret_key: str, value: str | None, max_age: float) -> Any:
+        if value is not None:
+            checked.append(value)
+        return original(secret_key, value, max_age)
+
+    monkeypatch.setattr(security, "read_token", counting)
+    r = client.post(f"/api/v1/games/{game['game_id']}/play",
+                    json={"version": game["version"], "card": game["view"]["legal"][0]})
+    assert r.status_code == 200
+    # the CSRF check and the player dependency both asked; the signature was checked once
+    assert len(checked) == 1
+    # and a wrong CSRF token is still refused for the player the cookie names
+    r = client.post(f"/api/v1/games/{game['game_id']}/play", headers={"X-CSRF-Token": "forged"},
+                    json={"version": r.json()["version"], "card": r.json()["view"]["legal"][0]})
+    assert r.status_code == 403
+
+
+def test_an_outcomes_view_is_the_view_of_its_game(session: Session) -> None:
+    p = services.create_player(session)
+    out = services.start_game(session, p, Rules(), "medium", seed=3)
+    assert out.view == PlayerView.of(out.game, out.seat)
+    out = services.pass_cards(session, p, None, out.record.version, three_cards(out.view))
+    for _ in range(6):
+        assert out.steps
+        assert out.view == PlayerView.of(out.game, out.seat) == out.steps[-1].view
+        out = services.play_card(session, p, None, out.record.version, first_legal(out.view))
+    assert services.Outcome(out.record, out.game).view == PlayerView.of(out.game, out.seat)
+
+
+def test_what_the_app_loaded_is_out_of_the_collectors_sight_while_it_serves(app: FastAPI) -> None:
+    assert gc.get_freeze_count() == 0
+    with TestClient(app) as client:
+        assert gc.get_freeze_count() > 0
+        assert client.get("/healthz").status_code == 200
+    assert gc.get_freeze_count() == 0
+
+
+def test_a_remembered_signature_still_ages_and_a_tampered_token_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
+    key, max_age = "a-secret", 1000.0
+    token = security.player_token(key, "someone")
+    found = security.read_token(key, token, max_age)
+    assert found is not None and found[0] == "someone"
+    assert security.read_token(key, token, max_age) == found  # the second read is the remembered one
+    assert security.read_token("another-secret", token, max_age) is None
+    assert security.read_token(key, token[:-1] + ("A" if token[-1] != "A" else "B"), max_age) is None
+    issued = found[1]
+    assert issued is not None
+    monkeypatch.setattr(security.time, "time", lambda: issued + max_age + 2)
+    assert security.read_token(key, token, max_age) is None  # too old now, though its signature is known
+    monkeypatch.setattr(security.time, "time", lambda: issued - 5)
+    assert security.read_token(key, token, max_age) is None  # issued in the future
