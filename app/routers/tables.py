@@ -373,8 +373,8 @@ def _events(request: Request, engine: Any, token: str, player_id: str, shown: tu
                 ctx["records"] = services.records(session, player)
             if game_changed:
                 out.append(_sse("table", _render_table(request, ctx), state.key))
-            if people_changed:
-                out.append(_sse("people", _render_people(request, ctx), state.key))
+            # (with every move too: who is connected changes by the clock, a grace running out)
+            out.append(_sse("people", _render_people(request, ctx), state.key))
         session.commit()
         return out, key, state.table.id, state.seat_of(player_id), False
 
