@@ -97,6 +97,20 @@ class BadChoiceError(ValueError):
     """A request names something that does not exist (a difficulty, a moon choice)."""
 
 
+class TableError(Exception):
+    """A refusal at a table for friends (a name taken, a seat not free, only the host may…),
+    raised with its sentence already in the person's language."""
+
+    def __init__(self, message: str, key: str = "table", status: int = 409) -> None:
+        super().__init__(message)
+        self.key = key
+        self.status = status
+
+
+class TableNotFoundError(LookupError):
+    """No open table behind this invite link (a wrong link, or the table was closed)."""
+
+
 class CsrfError(Exception):
     """A state-changing request as an existing player without that player's token."""
 
@@ -117,6 +131,10 @@ def refusal(exc: Exception) -> Refusal:
     message = text[:1].upper() + text[1:]
     if isinstance(exc, GameNotFoundError):
         return Refusal(404, "game_not_found", message)
+    if isinstance(exc, TableNotFoundError):
+        return Refusal(404, "table_not_found", message)
+    if isinstance(exc, TableError):
+        return Refusal(exc.status, exc.key, message)
     if isinstance(exc, GameClosedError):
         return Refusal(409, "game_" + exc.status, message)
     if isinstance(exc, StaleStateError):
@@ -140,7 +158,8 @@ def refusal(exc: Exception) -> Refusal:
     return Refusal(422, "invalid", message)
 
 
-REFUSED = (GameNotFoundError, StaleStateError, HeartsError, RulesError, BadChoiceError)
+REFUSED = (GameNotFoundError, StaleStateError, HeartsError, RulesError, BadChoiceError, TableError,
+           TableNotFoundError)
 """What an action may be refused for: answered 4xx with the table or JSON, never 500."""
 
 

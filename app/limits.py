@@ -44,6 +44,12 @@ RETRY_AFTER_BUSY = 2
 UNGATED = ("/healthz", "/static/")
 
 
+def _is_stream(path: str) -> bool:
+    """A table's event stream (app.routers.tables) stays open as long as its page: it waits
+    for news, not for a place, and each of its reads of the database is short."""
+    return path.startswith("/t/") and path.endswith("/events")
+
+
 class RateLimitedError(Exception):
     """Too many creations from one client; ``retry_after`` seconds until the next is allowed."""
 
@@ -88,7 +94,8 @@ class AdmissionGate:
         return self.limit - self.places()._value  # noqa: SLF001  (asyncio has no public reading)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http" or scope.get("path", "").startswith(UNGATED):
+        path = scope.get("path", "")
+        if scope["type"] != "http" or path.startswith(UNGATED) or _is_stream(path):
             await self.app(scope, receive, send)
             return
         places = self.places()

@@ -10,19 +10,21 @@ from contextlib import asynccontextmanager, suppress
 from pathlib import Path
 from typing import Any
 
-from fastapi import Depends, FastAPI
+from fastapi import Depends, FastAPI, Request
 from fastapi.middleware.gzip import GZipMiddleware
-from fastapi.responses import HTMLResponse
+from fastapi.responses import HTMLResponse, Response
 from fastapi.staticfiles import StaticFiles
 from fastapi.templating import Jinja2Templates
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from . import errors, i18n, retention
+from . import errors, i18n, retention, tables
 from .config import Settings
 from .db import make_engine
 from .deps import CloseSession
 from .limits import AdmissionGate
+from .live import BROKER
 from .routers import api, health, learn, pages
+from .routers import tables as table_pages
 from .security import (
     CSRF_HEADER,
     PLAYER_HEADER,
@@ -31,6 +33,7 @@ from .security import (
     csrf_token,
     require_csrf,
 )
+from .services import Context
 from .thinking import Thinker
 
 log = logging.getLogger(__name__)
@@ -51,9 +54,13 @@ ROOT = _root()
 def create_app(settings: Settings) -> FastAPI:
     @asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
-        cleaner = None
+        tasks = []
         if settings.retention_interval_hours > 0:
-            cleaner = asyncio.create_task(retention.every(app.state.db_engine, settings))
+            tasks.append(asyncio.create_task(retention.every(app.state.db_engine, settings)))
+        # tables for friends: the news between processes, and the turns of the absent
+        BROKER.start(app.state.db_engine)
+        ctx = Context(settings=settings, thinker=app.state.thinker)
+        tasks.append(asyncio.create_task(tables.watch(app.state.db_engine, ctx)))
         # what is loaded by now (modules, the app, its schemas and catalogues) lives as long
         # as the process: out of the garbage collector's sight, a full collection no longer
         # walks it (~35 ms each, a few per thousand actions; docs/benchmarks.md).  No
@@ -62,10 +69,11 @@ def create_app(settings: Settings) -> FastAPI:
         gc.freeze()
         yield
         gc.unfreeze()
-        if cleaner is not None:
-            cleaner.cancel()
+        for task in tasks:
+            task.cancel()
             with suppress(asyncio.CancelledError):
-                await cleaner
+                await task
+        BROKER.stop()
         app.state.thinker.close()
 
     app = FastAPI(
@@ -94,8 +102,9 @@ def create_app(settings: Settings) -> FastAPI:
     app.include_router(pages.router, dependencies=csrf)
     app.include_router(learn.router, dependencies=csrf)
     app.include_router(api.router, dependencies=csrf)
+    app.include_router(table_pages.router, dependencies=csrf)
     app.include_router(health.router)
-    errors.install(app, page=pages.refused, game_state=api.game_state)
+    errors.install(app, page=_refused, game_state=api.game_state)
 
     @app.get("/api/docs", include_in_schema=False)
     def api_docs() -> HTMLResponse:
@@ -126,6 +135,13 @@ def create_app(settings: Settings) -> FastAPI:
     # added last, so outermost: the language prefix is gone before anything else sees the path
     app.add_middleware(i18n.LanguageMiddleware)
     return app
+
+
+def _refused(request: Request, reason: Exception | str, status: int) -> Response:
+    """A refused page action: at a table for friends its table, else the game's."""
+    if request.scope.get("path", "").startswith("/t/"):
+        return table_pages.refused(request, reason, status)
+    return pages.refused(request, reason, status)
 
 
 class PlayerCookieMiddleware:

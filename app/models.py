@@ -57,14 +57,69 @@ class GameRecord(SQLModel, table=True):
     moons_counted: int = Field(default=0)
     """How many of the person's moons in this game are already in the records, so each
     moon is counted once, in the transaction that stores the move that shot it."""
+    table_id: str | None = Field(default=None, index=True, max_length=32)
+    """The table for friends this game is played at (None: a game against the computer,
+    owned by ``player_id`` alone).  A table's game belongs to its host; every seat's person
+    plays it through :mod:`app.tables`."""
     created_at: datetime = Field(default_factory=utcnow, index=True)
     updated_at: datetime = Field(default_factory=utcnow, index=True)
 
-
     @property
     def people(self) -> frozenset[int]:
-        """The seats played by people: the owner's alone until tables for friends."""
+        """The seats played by people in a game against the computer: the owner's alone
+        (a table's people are its :class:`TableSeat` rows)."""
         return frozenset({self.seat})
+
+
+FRIENDS = "friends"
+"""The records' line for games at tables for friends (:class:`Record` ``difficulty``), kept
+apart from the games against the computer at each level."""
+
+
+class FriendTable(SQLModel, table=True):
+    """A table for friends (SPEC §7): its invite token, options, seats and current game.
+
+    ``rev`` counts changes of the seats (who sits where, who is connected), so a page can
+    tell whether its list of people is current; ``deadline`` is when the seats the game
+    waits for (``waiting``, a bit per seat) are played by a computer player."""
+
+    __tablename__ = "friend_table"
+
+    id: str = Field(primary_key=True, max_length=32)
+    token: str = Field(unique=True, max_length=64)
+    """The invite link's secret part (unguessable: 192 random bits)."""
+    host_id: str = Field(foreign_key="player.id", index=True, max_length=32)
+    difficulty: str = Field(max_length=16)
+    """The computer players' level, and of any that stands in for an absent person."""
+    rules: str = Field(sa_column=Column(Text, nullable=False))
+    """``Rules.to_dict`` as JSON: the options every game at this table is dealt with."""
+    turn_seconds: int = Field(default=30)
+    status: str = Field(default="open", max_length=16)
+    """``open`` or ``closed`` (by the host, or when nobody has been connected for a while)."""
+    game_id: str | None = Field(default=None, max_length=32)
+    rev: int = Field(default=0)
+    waiting: int = Field(default=0)
+    deadline: datetime | None = Field(default=None, index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+    updated_at: datetime = Field(default_factory=utcnow, index=True)
+    seen_at: datetime = Field(default_factory=utcnow, index=True)
+    """When somebody was last connected to the table (idle tables are closed)."""
+
+
+class TableSeat(SQLModel, table=True):
+    """One seat of a table for friends: for a person (``person``) or a computer player."""
+
+    __tablename__ = "table_seat"
+
+    table_id: str = Field(foreign_key="friend_table.id", primary_key=True, max_length=32)
+    seat: int = Field(primary_key=True)
+    person: bool = Field(default=False)
+    player_id: str | None = Field(default=None, foreign_key="player.id", index=True, max_length=32)
+    name: str | None = Field(default=None, max_length=64)
+    connected_until: datetime | None = Field(default=None)
+    """The person counts as connected until then (their page's event stream renews it)."""
+    moons_counted: int = Field(default=0)
+    """How many of this seat's moons in the current game are in the person's records."""
 
 
 class Record(SQLModel, table=True):

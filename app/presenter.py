@@ -7,6 +7,9 @@ The playback frames are built from the views the service recorded after each mov
 from __future__ import annotations
 
 import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, replace
 from functools import lru_cache
 
@@ -17,6 +20,7 @@ from engine.moves import PlayMove
 from engine.rules import PassDirection, Rules
 
 from . import i18n, options
+from .errors import TableError, TableNotFoundError
 from .i18n import _, join_list, ngettext, number, pgettext
 from .i18n import current as current_language
 from .services import GameNotFoundError, StaleGameError, StaleStateError, Step
@@ -64,7 +68,8 @@ PASS_TEXT = {
     PassDirection.SECOND_LEFT: N_("Pass three cards two seats to the left"),
     PassDirection.SECOND_RIGHT: N_("Pass three cards two seats to the right"),
 }
-DIFFICULTY_NAMES = {"easy": N_("Easy"), "medium": N_("Medium"), "hard": N_("Hard")}
+# Translators: the records' line of the games played at tables for friends
+DIFFICULTY_NAMES = {"easy": N_("Easy"), "medium": N_("Medium"), "hard": N_("Hard"), "friends": N_("With friends")}
 # Translators: the person's place at the end of a game (the winner is told "You won the game!")
 PLACES = {2: N_("You finished 2nd"), 3: N_("You finished 3rd"), 4: N_("You finished 4th"),
           5: N_("You finished 5th"), 6: N_("You finished 6th")}
@@ -75,9 +80,37 @@ PAUSE_PLAY = "play"
 PAUSE_TRICK = "trick"
 
 
+_LABELS: ContextVar[tuple[tuple[str, ...], bool] | None] = ContextVar("seat_labels", default=None)
+
+
+@contextmanager
+def naming(labels: tuple[str, ...], spectator: bool = False) -> Iterator[None]:
+    """Inside: the seats are called ``labels`` (a table for friends: the people's names,
+    "You" for the viewer); ``spectator``, the table is drawn for somebody who holds no seat
+    (no "you", no hand, no turn of theirs)."""
+    token = _LABELS.set((labels, spectator))
+    try:
+        yield
+    finally:
+        _LABELS.reset(token)
+
+
+def spectating() -> bool:
+    given = _LABELS.get()
+    return given is not None and given[1]
+
+
+def _me(view: PlayerView) -> int:
+    """The viewer's seat, or -1 for a spectator (who is none of the seats)."""
+    return -1 if spectating() else view.seat
+
+
 def seat_names(players: int, viewer: int = 0) -> tuple[str, ...]:
     """Every seat's name as the person at ``viewer`` calls it, indexed by seat: "You" for
     the viewer, then the others in play order (West on the left, …)."""
+    given = _LABELS.get()
+    if given is not None and len(given[0]) == players:
+        return given[0]
     return tuple(_(SEAT_NAMES[players][(s - viewer) % players]) for s in range(players))
 
 
@@ -86,6 +119,9 @@ def short_names(players: int, viewer: int = 0) -> tuple[str, ...]:
     the full names would not fit side by side; the full names at 3 or 4."""
     if players < 5:
         return seat_names(players, viewer)
+    given = _LABELS.get()
+    if given is not None and len(given[0]) == players:
+        return tuple(n if len(n) <= 3 else n[:2] + "." for n in given[0])
     whole = SEAT_NAMES[players]
     return tuple(_(SHORT_NAMES.get(n, n)) for n in (whole[(s - viewer) % players] for s in range(players)))
 
@@ -210,8 +246,10 @@ def hand_cards(view: PlayerView) -> list[HandCard]:
 
 
 def status_text(view: PlayerView, names: tuple[str, ...]) -> str:
-    me = view.seat
+    me = _me(view)
     if view.phase is Phase.PASS:
+        if me < 0:
+            return _("The players are choosing their passes")
         if view.passes_chosen[me]:
             return _("Waiting for the others to pass")
         return _(PASS_TEXT[view.pass_direction])
@@ -357,7 +395,7 @@ def frames(steps: list[Step], names: tuple[str, ...], final: PlayerView, dealt: 
     What a screen reader hears is grouped: the plays of a trick are told together when
     the trick ends (or when the playback stops mid-trick), so a trick played by the
     computer players is one sentence, not three quick messages that cut each other off."""
-    me = final.seat
+    me = _me(final)
     out: list[Frame] = []
     shuffle = _("Shuffling the deck.")
     if dealt:
@@ -395,7 +433,7 @@ def frames(steps: list[Step], names: tuple[str, ...], final: PlayerView, dealt: 
 
 
 def final_announcement(steps: list[Step], view: PlayerView, names: tuple[str, ...]) -> str:
-    tail = [describe_event(e, names, view.seat) for s in steps for e in s.events
+    tail = [describe_event(e, names, _me(view)) for s in steps for e in s.events
             if isinstance(e, ev.RoundScored | ev.ExtraRound | ev.GameOver | ev.PassesExchanged | ev.RoundStarted)]
     return " ".join([t for t in tail if t] + [status_text(view, names) + "."])
 
@@ -449,8 +487,8 @@ def round_result(view: PlayerView, names: tuple[str, ...]) -> RoundResult | None
     and total; at the end of the game ranked, the winner first, with each one's place."""
     if view.phase not in (Phase.ROUND_OVER, Phase.GAME_OVER) or not view.round_points:
         return None
-    n, me = view.players, view.seat
-    short = short_names(n, me)
+    n, me = view.players, _me(view)
+    short = short_names(n, view.seat)
     pts = view.round_points[-1]
     shooter = view.shooters[-1]
     over = view.phase is Phase.GAME_OVER
@@ -470,7 +508,7 @@ def round_result(view: PlayerView, names: tuple[str, ...]) -> RoundResult | None
         columns=tuple(ResultColumn(s, names[s], short[s], pts[s], view.totals[s], s == me,
                                    place_of(view.totals, s, winner), view.totals[s] == low) for s in seats),
         moon_call=moon_call,
-        place_text=place_text(view.totals, winner, me) if over else "",
+        place_text=place_text(view.totals, winner, me) if over and me >= 0 else "",
         # the option of seed 001: a tie for the lowest total went to the last hand's lower score
         tie_note=_("Tied for the lowest total: the lower score in the last hand wins.")
         if over and view.totals.count(low) > 1 else "",
@@ -573,7 +611,7 @@ def build_table(view: PlayerView, *, shown: Shown | None = None, frame: bool = F
         return SeatView(s, names[s], view.hand_sizes[s], view.totals[s], 0 if scored else view.taken_points[s],
                         x, y, turn_seat == s and shown is None, view.dealer == s, s == me)
 
-    my_turn = view.my_turn and not frame
+    my_turn = view.my_turn and not frame and not spectating()
     mode = "pass" if my_turn and view.phase is Phase.PASS else "play" if my_turn and view.phase is Phase.PLAY \
         else "wait"
     hand = () if shuffling else tuple(hand_cards(view))
@@ -585,11 +623,11 @@ def build_table(view: PlayerView, *, shown: Shown | None = None, frame: bool = F
         status=_("Shuffling the deck…") if shuffling else status_text(view, names) if shown is None else "",
         shuffling=shuffling, frame=frame, my_turn=my_turn, round_number=view.round_index + 1,
         hearts_broken=view.hearts_broken,
-        pass_hint=not frame and view.phase is Phase.PASS and not view.passes_chosen[me],
+        pass_hint=not frame and view.phase is Phase.PASS and not view.passes_chosen[me] and not spectating(),
         pass_arrow=view.pass_direction.value.replace(" ", "-"),
         pass_text=_(PASS_TEXT[view.pass_direction]) if view.pass_direction in PASS_TEXT else "",
         result=None if frame else round_result(view, names),
-        moon_value=view.moon_value if view.phase is Phase.MOON_CHOICE and view.pending_shooter == me else None,
+        moon_value=view.moon_value if view.phase is Phase.MOON_CHOICE and view.pending_shooter == _me(view) else None,
         strip=None if shuffling else pass_strip(view, names),
         in_progress=in_progress(view),
         last_say=last_trick_text(view, names),
@@ -615,6 +653,11 @@ class ScoreSheet:
     short: tuple[str, ...]
     rows: tuple[tuple[SheetCell, ...], ...]
     totals: tuple[int, ...]
+
+
+def empty_sheet(players: int) -> ScoreSheet:
+    """The sheet of a table with no game yet, its seats named."""
+    return ScoreSheet(seat_names(players), short_names(players), (), (0,) * players)
 
 
 def score_sheet(view: PlayerView | None) -> ScoreSheet:
@@ -805,6 +848,10 @@ def error_text(exc: Exception) -> str:
     if isinstance(exc, StaleStateError):
         # the engine's sentence ("it is at move 20 …") is for the API; a person is told what happened
         return stale_text(exc)
+    if isinstance(exc, TableError):
+        return str(exc)  # said in the person's language when it was raised
+    if isinstance(exc, TableNotFoundError):
+        return _("This table is closed, or the link is not right.")
     text = str(exc.args[0]) if isinstance(exc, LookupError) and exc.args else str(exc)
     english = capital(text)
     if current_language().lang.code == "en":

@@ -5,6 +5,8 @@
 After the retention period (``RETENTION_DAYS``, default 180):
 
 * a game left unfinished (abandoned, or active but untouched) is deleted;
+* a table for friends closed (by its host, or because nobody was connected to it for a
+  while: :func:`app.tables.close_idle`) is deleted with its seats;
 * an anonymous player with no game touched within the period, created before it, is
   deleted with their games and records;
 * rate-limit buckets idle for a day are dropped (they are full again by then).
@@ -25,14 +27,14 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, exists, select
+from sqlalchemy import delete, exists, select, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 
 from . import limits
 from .config import Settings
 from .db import writing
-from .models import GameRecord, Player, Record, utcnow
+from .models import FriendTable, GameRecord, Player, Record, TableSeat, utcnow
 
 log = logging.getLogger(__name__)
 
@@ -43,13 +45,14 @@ BUCKET_IDLE_S = 24 * 3600
 @dataclass
 class Removed:
     games: int = 0
+    tables: int = 0
     players: int = 0
     records: int = 0
     buckets: int = 0
 
     def __str__(self) -> str:
         return (f"{self.games} unfinished games, {self.players} idle players ({self.records} records), "
-                f"{self.buckets} rate-limit buckets")
+                f"{self.buckets} rate-limit buckets, {self.tables} closed tables")
 
 
 def _ids(session: Session, stmt: object) -> list[str]:
@@ -72,6 +75,16 @@ def clean(engine: Engine, days: float, now: datetime | None = None, dry_run: boo
             removed.games += len(ids)
             if not ids or dry_run:
                 break
+        closed = (col(FriendTable.status) == "closed", col(FriendTable.updated_at) < cutoff)
+        while True:
+            with writing(session):
+                ids = _ids(session, select(FriendTable.id).where(*closed).limit(BATCH))  # type: ignore[call-overload]
+                if ids and not dry_run:
+                    _delete_tables(session, ids)
+                session.commit()
+            removed.tables += len(ids)
+            if not ids or dry_run:
+                break
         recent = exists().where(col(GameRecord.player_id) == col(Player.id), col(GameRecord.updated_at) >= cutoff)
         idle = select(col(Player.id)).where(col(Player.created_at) < cutoff, ~recent)
         while True:
@@ -82,6 +95,11 @@ def clean(engine: Engine, days: float, now: datetime | None = None, dry_run: boo
                     r = session.exec(delete(Record).where(col(Record.player_id).in_(ids)))
                     removed.records += int(r.rowcount or 0)
                     session.exec(delete(GameRecord).where(col(GameRecord.player_id).in_(ids)))
+                    # their seats at others' tables are free again; the tables they host go
+                    session.exec(update(TableSeat).where(col(TableSeat.player_id).in_(ids))
+                                 .values(player_id=None, name=None, connected_until=None))
+                    hosted = _ids(session, select(FriendTable.id).where(col(FriendTable.host_id).in_(ids)))  # type: ignore[call-overload]
+                    _delete_tables(session, hosted)
                     session.exec(delete(Player).where(col(Player.id).in_(ids)))
                 session.commit()
             removed.players += len(ids)
@@ -90,6 +108,13 @@ def clean(engine: Engine, days: float, now: datetime | None = None, dry_run: boo
         if not dry_run:
             removed.buckets = limits.forget_idle(session, time.time() - BUCKET_IDLE_S)
     return removed
+
+
+def _delete_tables(session: Session, ids: list[str]) -> None:
+    if ids:
+        session.exec(delete(TableSeat).where(col(TableSeat.table_id).in_(ids)))
+        session.exec(delete(GameRecord).where(col(GameRecord.table_id).in_(ids)))
+        session.exec(delete(FriendTable).where(col(FriendTable.id).in_(ids)))
 
 
 async def every(engine: Engine, settings: Settings, first_delay: float = 60) -> None:

@@ -33,7 +33,7 @@ from . import limits
 from .config import Settings
 from .db import writing
 from .errors import BadChoiceError, GameClosedError, GameNotFoundError, StaleGameError, StaleStateError
-from .models import DIFFICULTIES, GameRecord, Player, Record, utcnow
+from .models import DIFFICULTIES, FRIENDS, GameRecord, Player, Record, utcnow
 from .thinking import POOLED, Thinker
 
 log = logging.getLogger(__name__)
@@ -161,10 +161,11 @@ class RecordLine:
 
 
 def records(session: Session, player: Player) -> list[RecordLine]:
-    """One line per difficulty (zeros where nothing has been played yet)."""
+    """One line per difficulty, then the games at tables for friends (zeros where nothing
+    has been played yet)."""
     rows = {r.difficulty: r for r in session.exec(select(Record).where(Record.player_id == player.id))}
     out = []
-    for d in DIFFICULTIES:
+    for d in (*DIFFICULTIES, FRIENDS):
         r = rows.get(d)
         out.append(RecordLine(d, r.played, r.won, r.best_score, r.moons) if r else RecordLine(d, 0, 0, None, 0))
     return out
@@ -201,7 +202,8 @@ def person_moons(game: Game, seat: int) -> int:
 
 def current_game(session: Session, player: Player) -> GameRecord | None:
     """The player's latest game that was not abandoned (a finished one stays on the table)."""
-    stmt = (select(GameRecord).where(GameRecord.player_id == player.id, GameRecord.status != "abandoned")
+    stmt = (select(GameRecord).where(GameRecord.player_id == player.id, GameRecord.status != "abandoned",
+                                     col(GameRecord.table_id).is_(None))
             .order_by(col(GameRecord.created_at).desc()).limit(1))
     return session.exec(stmt).first()
 
@@ -220,6 +222,13 @@ class GameCache:
         self.size = size
         self._games: OrderedDict[tuple[str, int], tuple[str, Game]] = OrderedDict()
         self._lock = threading.Lock()  # the endpoints run in a thread pool
+
+    def at(self, game_id: str, version: int) -> Game | None:
+        """A copy of the game ``game_id`` at ``version`` if this process has it (a page's
+        playback starts from the version it shows: :mod:`app.tables`)."""
+        with self._lock:
+            hit = self._games.get((game_id, version))
+        return None if hit is None else hit[1].copy()
 
     def get(self, rec: GameRecord) -> Game | None:
         key = (rec.id, rec.version)
@@ -258,7 +267,7 @@ def load_game(rec: GameRecord) -> Game:
 def find_game(session: Session, player: Player, game_id: str | None) -> GameRecord:
     """The game ``game_id`` of this player, or their current one when ``game_id`` is None."""
     rec = current_game(session, player) if game_id is None else session.get(GameRecord, game_id)
-    if rec is None or rec.player_id != player.id:
+    if rec is None or rec.player_id != player.id or rec.table_id is not None:
         raise GameNotFoundError(f"no game {game_id!r}" if game_id else "you have no game yet; start one")
     return rec
 
@@ -297,7 +306,8 @@ def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
         if replaces is not None:
             _claim_table(session, player, replaces)
         session.exec(update(GameRecord)
-                     .where(col(GameRecord.player_id) == player.id, col(GameRecord.status) == "active")
+                     .where(col(GameRecord.player_id) == player.id, col(GameRecord.status) == "active",
+                            col(GameRecord.table_id).is_(None))
                      .values(status="abandoned", updated_at=utcnow()))
         player.difficulty = difficulty
         session.add(player)
@@ -313,7 +323,8 @@ def _claim_table(session: Session, player: Player, replaces: str) -> None:
     # (one writer at a time); PostgreSQL first locks the player's row, so the UPDATE's
     # snapshot is taken after the other request has committed (FOR UPDATE is a no-op on SQLite)
     session.exec(select(Player.id).where(col(Player.id) == player.id).with_for_update()).first()
-    live = (col(GameRecord.player_id) == player.id, col(GameRecord.status) != "abandoned")
+    live = (col(GameRecord.player_id) == player.id, col(GameRecord.status) != "abandoned",
+            col(GameRecord.table_id).is_(None))
     if replaces:
         latest = select(GameRecord.id).where(*live).order_by(col(GameRecord.created_at).desc()).limit(1)
         still = latest.scalar_subquery() == replaces

@@ -401,7 +401,7 @@
       if (field) {
         field.select();
         (navigator.clipboard ? navigator.clipboard.writeText(field.value) : Promise.reject()).then(
-          () => { copy.textContent = t("copied"); announce(t("copied_say")); },
+          () => { copy.textContent = t("copied"); announce(copy.dataset.copySay || t("copied_say")); },
           () => { document.execCommand && document.execCommand("copy"); });
       }
     }
@@ -442,6 +442,7 @@
   document.addEventListener("htmx:confirm", (event) => {
     const dialog = event.detail.elt.closest && event.detail.elt.closest("dialog");
     if (!dialog) return;
+    if (event.detail.elt.hasAttribute("data-no-confirm")) return;  // opening a table abandons nothing
     const table = document.getElementById("table");
     if (table && table.dataset.inProgress === "1") {
       event.preventDefault();
@@ -750,6 +751,79 @@
     const table = document.getElementById("table");
     if (table) { table.dataset.initial = "1"; play(table); delete table.dataset.initial; }
   });
+
+  // ---- a table for friends: every move arrives as a server-sent event (htmx's SSE extension) ----
+  // An event's id is "game.version.revision"; the table an action's own answer already shows
+  // is not drawn again when its event comes.
+  function keyOf(id) {
+    const parts = (id || "").split(".");
+    return parts.length === 3 ? { game: parts[0], version: Number(parts[1]) } : null;
+  }
+  document.addEventListener("htmx:sseBeforeMessage", (event) => {
+    if (event.detail.type !== "table") return;
+    const table = document.getElementById("table");
+    const key = keyOf(event.detail.lastEventId);
+    if (table && key && key.game === table.dataset.game && key.version <= Number(table.dataset.version)) {
+      event.preventDefault();
+      return;
+    }
+    carried = { trick: trickKeys(shownFelt()), played: null, dealt: false,
+                stage: table ? table.querySelector(":scope > .stage") : null };
+    // the cards this person has chosen to pass stay chosen while the others' passes arrive
+    chosenBefore = Array.from(document.querySelectorAll("#table > .stage .hand-form[data-mode=pass] .in-hand[aria-pressed=true]"),
+                              (card) => card.dataset.card);
+  });
+  let chosenBefore = [];
+  document.addEventListener("htmx:sseMessage", (event) => {
+    const table = document.getElementById("table");
+    if (event.detail.type !== "table" || !table) return;
+    const form = table.querySelector(":scope > .stage .hand-form[data-mode=pass]");
+    if (form && chosenBefore.length) {
+      chosenBefore.forEach((code) => {
+        const card = form.querySelector(`.in-hand[data-card="${code}"]:not([aria-pressed=true])`);
+        if (card) card.setAttribute("aria-pressed", "true");
+      });
+      updatePass(form);
+    }
+    chosenBefore = [];
+    play(table);
+  });
+  document.addEventListener("htmx:sseClose", (event) => {
+    if (event.detail.type !== "message") return;
+    const note = document.getElementById("closed-note");
+    if (note) note.hidden = false;
+    const table = document.getElementById("table");
+    if (table) table.inert = true;
+  });
+  document.addEventListener("htmx:sseError", () => {
+    const banner = document.getElementById("connection");
+    if (banner) banner.hidden = false;
+  });
+  document.addEventListener("htmx:sseOpen", () => {
+    const banner = document.getElementById("connection");
+    if (banner && !net.down) banner.hidden = true;
+  });
+
+  // the turn timer: counted down here from the seconds the table was sent with
+  let countdown = 0;
+  function tick() {
+    const el = document.querySelector("#table [data-countdown]");
+    if (!el) return;
+    const left = Math.max(0, Number(el.dataset.countdown) - Math.floor((Date.now() - Number(el.dataset.since)) / 1000));
+    el.textContent = (el.dataset.text || "%(seconds)s").replace("%(seconds)s", String(left));
+    el.classList.toggle("is-short", left <= 5);
+  }
+  function startCountdown() {
+    const el = document.querySelector("#table [data-countdown]");
+    clearInterval(countdown);
+    if (!el) return;
+    el.dataset.since = String(Date.now());
+    tick();
+    countdown = setInterval(tick, 1000);
+  }
+  document.addEventListener("htmx:afterSettle", startCountdown);
+  document.addEventListener("htmx:sseMessage", startCountdown);
+  document.addEventListener("DOMContentLoaded", startCountdown);
 
   // what static/learn.js uses, so the lessons speak, choose and read as the table does
   window.Hearts = { announce, alertNow, showBriefly, t, readAloud, setCurrent, handCards };

@@ -645,9 +645,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--review", type=int, default=0, metavar="N",
                     help="only this: the Medium players' scenario while N people play practice games and review "
                          "every hand (the review's time per hand and per decision)")
+    ap.add_argument("--tables", type=int, default=0, help="only this: N tables for friends of four people, "
+                    "each with its event stream open, play a hand (0: skip)")
+    ap.add_argument("--processes", type=int, default=1, help="with --tables: server processes on one database "
+                    "(more than one needs --database-url on PostgreSQL)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args(argv)
     think = (args.think[0], args.think[1])
+
+    if args.tables:
+        return tables_main(args, think)
 
     if args.pages:
         roots = {"before": args.before.resolve(), "this tree": ROOT} if args.before else {"this tree": ROOT}
@@ -731,6 +738,46 @@ def main(argv: list[str] | None = None) -> int:
         h = results["hard_others"]
         print(f"goal: others' p95 <= 100 ms while {args.hard} Hard games think: "
               f"{'met' if h['p95_ms'] <= 100 else 'NOT met'}")
+    return 0
+
+
+def tables_main(args: argparse.Namespace, think: tuple[float, float]) -> int:
+    """``--tables N [--processes P]``: tables for friends (tools/tables_load.py)."""
+    from contextlib import ExitStack
+
+    from . import tables_load
+
+    if args.processes > 1 and not (args.database_url or "").startswith("postgresql"):
+        print("--processes > 1 needs --database-url on PostgreSQL (SQLite's news stay in one process)")
+        return 2
+    with tempfile.TemporaryDirectory(prefix="hearts-tables-") as tmp, ExitStack() as stack:
+        url = args.database_url or f"sqlite:///{Path(tmp) / 'hearts.db'}"
+        server_env = {"RETENTION_INTERVAL_HOURS": "0", **dict(item.split("=", 1) for item in args.server_env)}
+        servers = [stack.enter_context(app_server(url, Path(tmp) / f"p{i}", migrate_first=i == 0,
+                                                  extra_args=tuple(args.server_arg), extra_env=server_env))
+                   for i in range(args.processes)]
+        load = [round(x, 2) for x in os.getloadavg()]
+        result = asyncio.run(tables_load.run(list(servers), [s.pid for s in servers], args.tables, think))
+        lost, doubled, samples = tables_load.lost_and_doubled(url, result.pop("acked"))
+    result.update(lost_moves=lost, doubled_moves=doubled, lost_samples=samples, processes=args.processes,
+                  database=url.split(":")[0], think_s=list(think), load_average_before=load,
+                  load_average_after=[round(x, 2) for x in os.getloadavg()], cpus=os.cpu_count())
+    if args.json:
+        print(json.dumps(result, indent=2))
+        return 0
+    print(f"tables load test: {result['tables']} tables x 4 people, one hand each, think {think[0]}-{think[1]} s, "
+          f"{result['database']}, {args.processes} process(es); load average before {load} on {result['cpus']} CPUs")
+    print(f"  ready {result['ready']}, finished {result['finished']}, streams open {result['streams_open']}, "
+          f"moves {result['moves']} in {result['seconds']} s, {result['deliveries']} deliveries to other screens")
+    print(f"  move -> every other screen: p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms, "
+          f"p99 {result['p99_ms']} ms, max {result['max_ms']} ms")
+    print(f"  memory: RSS {result['rss_before_mib']} MiB before, {result['rss_open_mib']} with every stream open "
+          f"({result['rss_per_table_kib']} KiB per table), {result['rss_end_mib']} at the end; "
+          f"server CPU {result['cpu_ms_per_move']} ms per move")
+    print(f"  errors {result['errors']}, lost moves {lost}, doubled moves {doubled}; "
+          f"load average after {result['load_average_after']}")
+    for sample in result["error_samples"] + samples:
+        print(f"  {sample}")
     return 0
 
 

@@ -15,6 +15,8 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
+from ..live import BROKER
+
 router = APIRouter(tags=["health"])
 
 
@@ -34,6 +36,8 @@ def healthz(request: Request) -> JSONResponse:
         thinker.heal()
     ok = database == "ok" and bots != "broken"
     body: dict[str, Any] = {"status": "ok" if ok else "degraded", "database": database, "bots": bots}
+    # the tables' event streams this process holds open (each a page of a table for friends)
+    body["tables"] = {"streams": BROKER.watchers()}
     gate = getattr(state, "gate", None)
     if gate is not None:
         body["requests"] = {"active": gate.active, "waiting": gate.waiting}

@@ -32,7 +32,7 @@ def test_upgrade_head_matches_the_models_and_downgrade_removes_everything(tmp_pa
         diff = compare_metadata(MigrationContext.configure(conn, opts={"compare_type": True}), SQLModel.metadata)
         assert diff == []
         assert set(inspect(conn).get_table_names()) == {"alembic_version", "player", "game", "record", "rate_bucket",
-                                                        "hand_review"}
+                                                        "hand_review", "friend_table", "table_seat"}
         assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert conn.exec_driver_sql("PRAGMA busy_timeout").scalar() == 5000
     command.downgrade(alembic_config(url), "base")

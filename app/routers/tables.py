@@ -1,0 +1,467 @@
+"""Tables for friends: the table's page, its actions, and its live event stream.
+
+``/t/{token}`` is the invite link.  Whoever opens it sees the table as their seat sees it
+(or, without a seat, as a spectator: the cards played, never a hand) and can take a free
+seat.  ``/t/{token}/events`` is the page's stream of server-sent events: ``table`` (the
+table block, with the playback of the moves the page has not shown), ``people`` (who sits
+where, who is connected) and ``closed``.  Every event's id names the game, its version and
+the seats' revision, so a page that reconnects (``Last-Event-ID``) or reloads gets exactly
+what it has not shown yet, drawn for its own person alone.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Annotated, Any
+
+from fastapi import APIRouter, Form, Request
+from fastapi.concurrency import run_in_threadpool
+from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
+from jinja2_fragments import render_block
+from markupsafe import Markup
+from sqlmodel import Session
+
+from engine import Card, CardSet, Rules
+from engine import events as ev
+from engine.errors import IllegalMoveError
+from engine.moves import MoonMove, PassMove, PlayMove
+
+from .. import i18n, options, presenter, security, services, tables
+from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
+from ..errors import BadChoiceError, GameClosedError, StaleStateError, TableNotFoundError, error_page
+from ..models import DIFFICULTIES, Player, utcnow
+from ..options import OptionsBase, options_model
+from ..tables import TableState
+
+router = APIRouter(include_in_schema=False)
+
+GAME = "game.html"
+PAGE = "friends.html"
+PANELS = ("sheet", "tricks", "records", "current_rules")
+PAUSES_MS = {"normal": {"play": 750, "trick": 1600, "": 0}, "fast": {"play": 220, "trick": 650, "": 0}}
+HEARTBEAT_S = 15.0
+PLAYBACK_LIMIT = 80
+"""A page further behind than this many moves gets the table as it is, without the playback."""
+
+
+@dataclass(frozen=True)
+class Deferred:
+    target: str
+    swap: str
+    html: Markup
+
+
+@dataclass(frozen=True)
+class Person:
+    seat: int
+    name: str
+    person: bool
+    taken: bool
+    connected: bool
+    host: bool
+    you: bool
+
+
+def _labels(state: TableState, viewer: int | None) -> tuple[str, ...]:
+    """Every seat's name for the viewer: "You", the people's names, the computer seats by
+    where they sit (a spectator sees them from the host's seat, the first)."""
+    n = len(state.seats)
+    compass = presenter.seat_names(n, viewer if viewer is not None else 0)
+    out = []
+    for s in state.seats:
+        if viewer is not None and s.seat == viewer:
+            out.append(i18n.gettext("You"))
+        elif s.player_id is not None and s.name:
+            out.append(s.name)
+        else:
+            out.append(compass[s.seat])
+    return tuple(out)
+
+
+def people(state: TableState, viewer_id: str | None) -> list[Person]:
+    """Who sits where, the computer seats named as the viewer sees them."""
+    names = _labels(state, state.seat_of(viewer_id))
+    return [Person(s.seat, s.name if s.player_id and s.name else names[s.seat], s.person, s.player_id is not None,
+                   state.connected(s), s.player_id == state.table.host_id and s.player_id is not None,
+                   s.player_id is not None and s.player_id == viewer_id)
+            for s in state.seats]
+
+
+def table_context(request: Request, session: Session, player: Player, state: TableState, *,
+                  outcome: tables.TableOutcome | None = None, since: int | None = None,
+                  error: str | None = None, with_records: bool = True) -> dict[str, Any]:
+    """What the table's page and fragments need, for ``player`` (at their seat, or watching).
+    ``outcome``: the player's own action; ``since``: a page showing that version of the
+    game gets the moves after it played back."""
+    seat = state.seat_of(player.id)
+    rec = state.record
+    table = state.table
+    token = table.token
+    base = str(request.base_url).rstrip("/")
+    deadline = table.deadline
+    remaining = None
+    if state.playing and deadline is not None:
+        remaining = max(0, int((tables._aware(deadline) - state.now).total_seconds() + 0.999))
+    free = [p for p in people(state, player.id) if p.person and not p.taken]
+    ctx: dict[str, Any] = {
+        "player": player, "embed": False, "error": error, "difficulties": DIFFICULTIES,
+        "records": services.records(session, player) if with_records else [],
+        "game": rec, "frames": [], "say": "", "pauses": PAUSES_MS, "deferred": None, "rules_now": None, "t": None,
+        "version": rec.version if rec else 0, "sheet": presenter.score_sheet(None), "tricks": [],
+        "standard": Rules(), "level_name": presenter.difficulty_name,
+        "choices": options.option_choices(state.rules, table.difficulty), "celebrate": False,
+        "act": f"/t/{token}", "here_path": f"/t/{token}",
+        "friends": {
+            "token": token, "key": state.key, "seat": seat, "host": state.is_host(player.id),
+            "people": people(state, player.id), "free": free, "invite": f"{base}{i18n.url('/t/' + token)}",
+            "remaining": remaining, "turn_seconds": table.turn_seconds, "playing": state.playing,
+            "over": rec is not None and rec.status == "finished", "dealt": rec is not None,
+            "level": table.difficulty, "waiting_on_you": seat is not None and bool(table.waiting >> seat & 1),
+            "next_hand": rec is not None and not table.waiting,
+        },
+    }
+    if rec is None:
+        ctx["say"] = i18n.gettext("Waiting for the host to deal the cards.")
+        ctx["rules_now"] = presenter.rules_lines(state.rules)
+        ctx["game"] = {"difficulty": table.difficulty, "id": None, "practice": False}
+        with presenter.naming(_labels(state, seat)):
+            ctx["sheet"] = presenter.empty_sheet(len(state.seats))
+        return ctx
+    game = services.load_game(rec)
+    view = tables.view_for(game, seat)
+    with presenter.naming(_labels(state, seat), spectator=seat is None):
+        before = None
+        steps: list[services.Step] = []
+        if outcome is not None:
+            replayed = tables.replay(rec, game, outcome.before_version, seat) if outcome.before_version is not None \
+                else None
+        elif since is not None and since < rec.version and rec.version - since <= PLAYBACK_LIMIT:
+            replayed = tables.replay(rec, game, since, seat)
+        else:
+            replayed = None
+        if replayed is not None:
+            before, moves = replayed
+            steps = [services.Step(m, events, v) for m, events, v in moves]
+            # (a stream's event sends only the side panels these moves change)
+            ctx["steps"] = steps if outcome is None else None
+        page = presenter.build_page(view, steps, before=before)
+        ctx.update(t=page.table, sheet=page.sheet, tricks=page.tricks, frames=page.frames, playback_base=page.base,
+                   say=page.say, celebrate=page.celebrate, rules_now=presenter.rules_lines(game.rules),
+                   rules=game.rules)
+    return ctx
+
+
+def changed_panels(ctx: dict[str, Any]) -> tuple[list[str], int | None]:
+    """The side panels the moves played back change (all of them for a table drawn whole),
+    and from which trick on the trick list only grows (None: drawn again or unchanged)."""
+    steps: list[services.Step] | None = ctx.get("steps")
+    if steps is None:
+        return list(PANELS), None
+    events = [e for s in steps for e in s.events]
+    names = ["sheet"] if any(isinstance(e, ev.RoundStarted | ev.RoundScored) for e in events) else []
+    if any(isinstance(e, ev.GameOver | ev.MoonShot) for e in events):
+        names.append("records")
+    taken = sum(1 for e in events if isinstance(e, ev.TrickWon | ev.TrickCancelled))
+    before = len(ctx["tricks"]) - taken
+    if names and "sheet" in names or (taken and before <= 0):
+        names.append("tricks")
+    elif taken:
+        return names, before
+    return names, None
+
+
+def _render_table(request: Request, ctx: dict[str, Any]) -> str:
+    env = request.app.state.templates.env
+    names, new_tricks = changed_panels(ctx)
+    deferred = [Deferred("#" + name, "outerHTML", Markup(render_block(env, GAME, name, ctx))) for name in names]
+    if new_tricks is not None:
+        lines = render_block(env, GAME, "trick_lines", {**ctx, "tricks": ctx["tricks"][new_tricks:]})
+        deferred.append(Deferred("#tricks .trick-list", "beforeend", Markup(lines)))
+    return render_block(env, GAME, "table", {**ctx, "deferred": deferred})
+
+
+def _render_people(request: Request, ctx: dict[str, Any]) -> str:
+    return render_block(request.app.state.templates.env, PAGE, "people", ctx)
+
+
+def _fragment(request: Request, ctx: dict[str, Any], status_code: int = 200) -> HTMLResponse:
+    """An action's answer: the table, and the people's panel swapped out of band."""
+    people_html = _render_people(request, ctx).replace('id="people"', 'id="people" hx-swap-oob="true"', 1)
+    return HTMLResponse(_render_table(request, ctx) + people_html, status_code=status_code)
+
+
+def _page(request: Request, ctx: dict[str, Any], status_code: int = 200) -> HTMLResponse:
+    ctx["base_url"] = str(request.base_url).rstrip("/")
+    return request.app.state.templates.TemplateResponse(request, PAGE, ctx, status_code=status_code)
+
+
+def _is_htmx(request: Request) -> bool:
+    return request.headers.get("HX-Request") == "true"
+
+
+def _answer(request: Request, session: Session, player: Player, state: TableState,
+            outcome: tables.TableOutcome | None = None) -> Response:
+    if _is_htmx(request):
+        return _fragment(request, table_context(request, session, player, state, outcome=outcome))
+    return RedirectResponse(i18n.url(f"/t/{state.table.token}"), status_code=303)
+
+
+# ---- opening a table ------------------------------------------------------------------------
+
+class NewTableBase(OptionsBase):
+    difficulty: str = "medium"
+    turn_seconds: int = tables.TURN_SECONDS
+    name: str = ""
+
+
+if TYPE_CHECKING:
+    NewTableForm = NewTableBase
+else:
+    NewTableForm = options_model(NewTableBase, form=True, name="NewTableForm")
+
+
+@router.post("/tables/new")
+def open_table(request: Request, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
+               form: Annotated[NewTableForm, Form()]) -> Response:
+    """"Play with friends" in the options dialog: a table with these options, the host seated."""
+    state = tables.open_table(session, player, form.rules(), form.difficulty, form.turn_seconds, form.name, ctx)
+    where = i18n.url(f"/t/{state.table.token}")
+    if _is_htmx(request):
+        return Response(status_code=204, headers={"HX-Redirect": where})
+    return RedirectResponse(where, status_code=303)
+
+
+# ---- the table's page ------------------------------------------------------------------------
+
+@router.get("/t/{token}", response_class=HTMLResponse)
+def table_page(request: Request, token: str, session: SessionDep, player: CurrentPlayer) -> Response:
+    state = tables.read(session, token)
+    return _page(request, table_context(request, session, player, state))
+
+
+@router.get("/t/{token}/table", response_class=HTMLResponse)
+def table_fragment(request: Request, token: str, session: SessionDep, player: CurrentPlayer) -> Response:
+    state = tables.read(session, token)
+    return _fragment(request, table_context(request, session, player, state))
+
+
+VersionForm = Annotated[int, Form()]
+
+
+@router.post("/t/{token}/join")
+def join(request: Request, token: str, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
+         seat: Annotated[int, Form()], name: Annotated[str, Form(max_length=200)] = "") -> Response:
+    state = tables.join(session, tables.read(session, token), player, seat, name, ctx)
+    return _answer(request, session, player, state)
+
+
+@router.post("/t/{token}/people")
+def set_people(request: Request, token: str, session: SessionDep, player: CurrentPlayer,
+               seats: Annotated[list[int] | None, Form()] = None) -> Response:
+    state = tables.set_people(session, tables.read(session, token), player, set(seats or ()))
+    return _answer(request, session, player, state)
+
+
+@router.post("/t/{token}/deal")
+def deal(request: Request, token: str, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
+    state = tables.deal(session, tables.read(session, token), player, ctx)
+    return _answer(request, session, player, state)
+
+
+@router.post("/t/{token}/remove")
+def remove(request: Request, token: str, session: SessionDep, player: CurrentPlayer,
+           seat: Annotated[int, Form()]) -> Response:
+    state = tables.remove(session, tables.read(session, token), player, seat)
+    return _answer(request, session, player, state)
+
+
+@router.post("/t/{token}/close")
+def close(request: Request, token: str, session: SessionDep, player: CurrentPlayer) -> Response:
+    tables.close(session, tables.read(session, token), player)
+    if _is_htmx(request):
+        return Response(status_code=204, headers={"HX-Redirect": i18n.url("/")})
+    return RedirectResponse(i18n.url("/"), status_code=303)
+
+
+def _act(request: Request, token: str, session: Session, player: Player, version: int, move: Any,
+         ctx: services.Context) -> Response:
+    state = tables.read(session, token)
+    outcome = tables.act(session, state, player, version, move, ctx)
+    return _answer(request, session, player, outcome.state, outcome)
+
+
+@router.post("/t/{token}/pass")
+def pass_cards(request: Request, token: str, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
+               version: VersionForm, cards: Annotated[list[str], Form()]) -> Response:
+    try:
+        chosen = CardSet(cards)
+    except ValueError as exc:
+        raise IllegalMoveError(f"pass exactly 3 cards you hold ({exc})", "pass_cards") from None
+    return _act(request, token, session, player, version, lambda seat: PassMove(seat, chosen), ctx)
+
+
+@router.post("/t/{token}/play")
+def play_card(request: Request, token: str, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
+              version: VersionForm, card: Annotated[str, Form()]) -> Response:
+    try:
+        chosen = Card(card)
+    except ValueError as exc:
+        raise IllegalMoveError(str(exc), "not_a_card") from None
+    return _act(request, token, session, player, version, lambda seat: PlayMove(seat, chosen), ctx)
+
+
+@router.post("/t/{token}/moon")
+def choose_moon(request: Request, token: str, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
+                version: VersionForm, choice: Annotated[str, Form()]) -> Response:
+    if choice not in ("add", "subtract"):
+        raise BadChoiceError("the moon choice is add or subtract")
+    return _act(request, token, session, player, version, lambda seat: MoonMove(seat, choice == "subtract"), ctx)
+
+
+@router.post("/t/{token}/next")
+def next_hand(request: Request, token: str, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
+              version: VersionForm) -> Response:
+    return _act(request, token, session, player, version, tables.next_hand, ctx)
+
+
+# ---- the live stream ------------------------------------------------------------------------------
+
+def _sse(event: str, data: str, event_id: str | None = None) -> bytes:
+    lines = [f"event: {event}"]
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    lines += [f"data: {line}" for line in data.split("\n")]
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+def _parse_key(key: str | None) -> tuple[str, int, int] | None:
+    if not key:
+        return None
+    parts = key.split(".")
+    if len(parts) != 3:
+        return None
+    try:
+        return parts[0], int(parts[1]), int(parts[2])
+    except ValueError:
+        return None
+
+
+def _events(request: Request, engine: Any, token: str, player_id: str, shown: tuple[str, int, int] | None
+            ) -> tuple[list[bytes], tuple[str, int, int] | None, str | None, int | None, bool]:
+    """What a page that shows ``shown`` has not seen yet, drawn for ``player_id`` alone:
+    the events, the key now shown, the table's id, the viewer's seat, and whether the
+    table is closed."""
+    with Session(engine, expire_on_commit=False) as session:
+        try:
+            state = tables.read(session, token, open_only=False)
+        except TableNotFoundError:
+            return [_sse("closed", "")], shown, None, None, True
+        if state.table.status != "open":
+            return [_sse("closed", "")], shown, state.table.id, None, True
+        player = services.get_player(session, player_id) or Player(id=player_id)
+        key = _parse_key(state.key)
+        assert key is not None
+        out: list[bytes] = []
+        game_changed = shown is None or shown[0] != key[0] or shown[1] != key[1]
+        people_changed = shown is None or shown[2] != key[2]
+        if game_changed or people_changed:
+            since = shown[1] if shown is not None and shown[0] == key[0] and game_changed else None
+            ctx = table_context(request, session, player, state, since=since, with_records=False)
+            if "records" in changed_panels(ctx)[0]:
+                ctx["records"] = services.records(session, player)
+            if game_changed:
+                out.append(_sse("table", _render_table(request, ctx), state.key))
+            # (with every move too: who is connected changes by the clock, a grace running out)
+            out.append(_sse("people", _render_people(request, ctx), state.key))
+        session.commit()
+        return out, key, state.table.id, state.seat_of(player_id), False
+
+
+@router.get("/t/{token}/events")
+async def events(request: Request, token: str, player: CurrentPlayer, last: str | None = None) -> Response:
+    """The page's stream: nothing is held between events but the key of what it shows."""
+    engine = request.app.state.db_engine
+    shown = _parse_key(request.headers.get("Last-Event-ID") or last)
+    first, shown, table_id, seat, closed = await run_in_threadpool(_events, request, engine, token, player.id, shown)
+    if table_id is None:
+        return Response(status_code=204)  # no such table: an EventSource stops trying on 204
+
+    # connected from now on (before the answer starts: a page that has its stream open is
+    # never taken for absent)
+    await run_in_threadpool(_presence, engine, table_id, seat, player.id, utcnow() + tables.CONNECTED_FOR, True)
+
+    async def stream() -> AsyncIterator[bytes]:
+        nonlocal shown, seat
+        assert table_id is not None
+        with tables.BROKER.watching(table_id) as news:
+            # a change stored between the first look and this subscription is not missed: look again
+            news.put_nowait(None)
+            try:
+                yield b"retry: 1000\n\n"
+                for chunk in first:
+                    yield chunk
+                if closed:
+                    return
+                renewed = asyncio.get_running_loop().time()
+                while True:
+                    try:
+                        await asyncio.wait_for(news.get(), HEARTBEAT_S)
+                    except TimeoutError:
+                        yield b": still here\n\n"
+                    loop_now = asyncio.get_running_loop().time()
+                    if loop_now - renewed >= HEARTBEAT_S:
+                        renewed = loop_now
+                        await run_in_threadpool(_presence, engine, table_id, seat, player.id,
+                                                utcnow() + tables.CONNECTED_FOR, False)
+                    chunks, shown, _id, now_seat, ended = await run_in_threadpool(
+                        _events, request, engine, token, player.id, shown)
+                    if now_seat != seat and not ended:
+                        # the person has just taken a seat (or was removed from one)
+                        seat = now_seat
+                        renewed = loop_now
+                        await run_in_threadpool(_presence, engine, table_id, seat, player.id,
+                                                utcnow() + tables.CONNECTED_FOR, True)
+                    for chunk in chunks:
+                        yield chunk
+                    if ended:
+                        return
+            finally:
+                # gone (a closed tab, a lost connection): still "connected" for a moment, so a
+                # reload is not leaving; then a computer player takes the person's turns
+                await asyncio.shield(run_in_threadpool(_presence, engine, table_id, seat, player.id,
+                                                       utcnow() + tables.GONE_AFTER, True))
+
+    headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+
+
+def _presence(engine: Any, table_id: str, seat: int | None, player_id: str, until: Any, changed: bool) -> None:
+    with Session(engine, expire_on_commit=False) as session:
+        tables.present(session, table_id, seat, player_id, until, arrived=changed)
+
+
+# ---- refusals ----------------------------------------------------------------------------------
+
+def refused(request: Request, reason: Exception | str, status: int) -> Response:
+    """A refused action at a table: the table as it is now, with the reason."""
+    session = get_session(request)
+    session.rollback()
+    pid = security.player_id_of(request)
+    player = services.get_player(session, pid) or Player(id=pid or services.new_id())
+    if isinstance(reason, StaleStateError) and not isinstance(reason, GameClosedError):
+        # at a table a move that came too late was overtaken by somebody else's
+        message = i18n.gettext("Somebody else moved first; here is the table now.")
+    else:
+        message = reason if isinstance(reason, str) else presenter.error_text(reason)
+    token = request.scope.get("path", "").split("/")[2] if request.scope.get("path", "").count("/") >= 2 else ""
+    try:
+        state = tables.read(session, token)
+    except TableNotFoundError:
+        return HTMLResponse(error_page(presenter.error_text(TableNotFoundError("no such table"))), status_code=404)
+    ctx = table_context(request, session, player, state, error=message)
+    if _is_htmx(request):
+        return _fragment(request, ctx, status_code=status)
+    return _page(request, ctx, status_code=status)
+

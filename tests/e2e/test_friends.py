@@ -1,0 +1,207 @@
+"""Tables for friends in real browsers: three people (three browser profiles) and one
+computer player play a whole game through the invite link, each page kept live by the
+server's events; a person who closes the tab is played for and takes the seat back; a
+spectator sees no hand."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Iterator
+
+import pytest
+from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Error as PlaywrightError
+
+NAMES = ("Ann", "Bob", "Cleo")
+TIMEOUT_S = 240
+CLICK_MS = 3000
+
+
+@pytest.fixture
+def contexts(browser: Browser) -> Iterator[list[BrowserContext]]:
+    made = [browser.new_context(viewport={"width": 1280, "height": 800}) for _ in range(4)]
+    yield made
+    for c in made:
+        c.close()
+
+
+def watch(page: Page, errors: list[str]) -> Page:
+    page.on("pageerror", lambda e: errors.append(f"{page.url}: {e}"))
+    # a 409 is a move that lost a race for "Next hand" (told on the page); nothing else may fail
+    page.on("response", lambda r: errors.append(f"{r.status} {r.url}") if r.status >= 400 and r.status != 409 else None)
+    page.on("dialog", lambda d: d.accept())
+    return page
+
+
+def open_table(host: Page, base_url: str, turn_seconds: str | None = None, hands: str = "1") -> str:
+    host.goto(base_url + "/")
+    host.get_by_role("button", name="New game…").click()
+    dialog = host.locator("#dialog-new-game")
+    dialog.locator("input[name=max_rounds]").fill(hands)
+    dialog.get_by_label("Your name").fill("Ann")
+    if turn_seconds is not None:
+        # a timer shorter than the dialog offers, for the test's sake
+        host.eval_on_selector("select[name=turn_seconds]",
+                              "(s, v) => { s.add(new Option(v + ' s', v)); s.value = v; }", turn_seconds)
+    dialog.get_by_role("button", name="Open a table for friends").click()
+    host.wait_for_url(re.compile(r"/t/[A-Za-z0-9_-]{32}$"))
+    link = host.locator("#invite-link").input_value()
+    assert link.endswith(host.url.split("/t/")[1])
+    return link
+
+
+def join(page: Page, link: str, name: str) -> None:
+    page.goto(link)
+    page.locator("[data-join-name]").fill(name)
+    page.get_by_role("button", name="Sit down").click()
+    expect(page.locator("#people .person", has_text=name).locator(".what")).to_contain_text("(you)")
+
+
+def fast(page: Page) -> None:
+    page.locator("[data-fast-toggle]").check()
+
+
+def idle(page: Page) -> bool:
+    """No playback running and no request of this page on its way."""
+    return bool(page.evaluate("!document.body.dataset.playing && !document.querySelector('#table.is-playing')"
+                              " && !document.querySelector('[data-disabled-by-htmx], .htmx-request')"))
+
+
+def take_turn(page: Page, deal: bool = False) -> bool:
+    """Whatever this person's screen lets them do now: pass or play (or choose a moon's
+    score).  The table may change under the pointer as the others' moves arrive: a click
+    that finds its card gone is given up, as a person would look again."""
+    try:
+        return _take_turn(page, deal)
+    except PlaywrightError:
+        return False
+
+
+def _take_turn(page: Page, deal: bool) -> bool:
+    if not idle(page):
+        return False
+    form = page.locator("#table > .stage .hand-form")
+    mode = form.get_attribute("data-mode") if form.count() else None
+    if mode == "pass":
+        cards = page.locator("#table > .stage .in-hand")
+        for i in range(3):
+            if cards.nth(i).get_attribute("aria-pressed") != "true":
+                cards.nth(i).click(timeout=CLICK_MS)
+        page.locator("[data-pass-submit]").click(timeout=CLICK_MS)
+        return True
+    if mode == "play":
+        page.locator("#table > .stage .in-hand:not(:disabled)").first.click(timeout=CLICK_MS)
+        return True
+    if deal and phase(page) == "round_over":
+        # (a tie for the lowest total after the last hand: one more hand is played)
+        page.get_by_role("button", name="Next hand").click(timeout=CLICK_MS)
+        return True
+    moon = page.get_by_role("button", name=re.compile(r"^Add \d+ to everyone else$"))
+    if moon.count():
+        moon.click(timeout=CLICK_MS)
+        return True
+    return False
+
+
+def phase(page: Page) -> str:
+    return page.locator("#table").get_attribute("data-phase") or ""
+
+
+def test_three_people_and_a_computer_play_a_whole_game_through_the_invite_link(
+        contexts: list[BrowserContext], base_url: str) -> None:
+    errors: list[str] = []
+    pages = [watch(c.new_page(), errors) for c in contexts[:3]]
+    host = pages[0]
+    link = open_table(host, base_url)
+    for page, name in zip(pages[1:], NAMES[1:], strict=True):
+        join(page, link, name)
+    # everybody sees everybody connected
+    for page in pages:
+        for name in NAMES:
+            expect(page.locator("#people .person", has_text=name).locator(".presence")).to_have_class(
+                re.compile(r"\bon\b"))
+    # the host gives the fourth seat to a computer player and deals
+    host.locator("#people input[name=seats][value='3']").uncheck()
+    expect(pages[1].locator("#people .person[data-seat='3'] .what")).to_contain_text("computer player")
+    for page in pages:
+        fast(page)
+    host.get_by_role("button", name="Deal the cards").click()
+    for page in pages:
+        expect(page.locator("#table > .stage .in-hand")).to_have_count(13)
+    deadline = time.monotonic() + TIMEOUT_S
+    while not all(phase(p) == "game_over" and idle(p) for p in pages):
+        assert time.monotonic() < deadline, [phase(p) for p in pages]
+        if not any(take_turn(p, deal=p is host) for p in pages):
+            time.sleep(0.1)
+    # the same end on every screen, and the game in every person's records
+    winners = [p.locator("#table .result h2").inner_text() == "You won the game!" for p in pages]
+    assert sum(winners) <= 1  # (or the computer player won)
+    versions = {p.locator("#table").get_attribute("data-version") for p in pages}
+    assert len(versions) == 1
+    for page in pages:
+        expect(page.locator("#records tr", has_text="With friends")).to_contain_text("of 1")
+    expect(host.get_by_role("button", name="Play again")).to_be_visible()
+    expect(pages[1].get_by_role("button", name="Play again")).to_have_count(0)
+    assert errors == []
+
+
+def test_a_person_who_closes_the_tab_is_played_for_and_takes_the_seat_back(
+        contexts: list[BrowserContext], base_url: str) -> None:
+    errors: list[str] = []
+    pages = [watch(c.new_page(), errors) for c in contexts[:3]]
+    host, bob, cleo = pages
+    link = open_table(host, base_url, turn_seconds="4", hands="3")
+    join(bob, link, "Bob")
+    join(cleo, link, "Cleo")
+    host.get_by_role("button", name="Deal the cards").click()
+    expect(bob.locator("#table > .stage .in-hand")).to_have_count(13)
+    # the timer is on the table, counting down
+    expect(host.locator("#table .countdown")).to_contain_text("s left for this turn")
+    bob.close()
+    # the others see Bob away, and his pass is made for him after the timer
+    expect(host.locator("#people .person[data-seat='1'] .what")).to_contain_text("away", timeout=15_000)
+    take_turn(host)
+    take_turn(cleo)
+    expect(host.locator("#table")).to_have_attribute("data-phase", "play", timeout=20_000)
+    # Bob comes back through the link: his seat, his hand, connected again
+    bob = watch(contexts[1].new_page(), errors)
+    bob.goto(link)
+    expect(bob.locator("#table > .stage .in-hand")).to_have_count(13, timeout=15_000)
+    expect(host.locator("#people .person[data-seat='1'] .what")).to_contain_text("connected")
+    assert bob.locator("[data-join]").count() == 0
+    # and plays his own next turn (the others play theirs; a late one is played for them)
+    played = bob.locator("#table > .stage .in-hand")
+    deadline = time.monotonic() + 60
+    while played.count() == 13:
+        assert time.monotonic() < deadline
+        for page in (host, cleo, bob):
+            take_turn(page)
+        time.sleep(0.1)
+    assert errors == []
+
+
+def test_a_spectator_sees_the_cards_played_and_never_a_hand(contexts: list[BrowserContext], base_url: str) -> None:
+    errors: list[str] = []
+    host, bob, cleo, watcher = (watch(c.new_page(), errors) for c in contexts)
+    link = open_table(host, base_url)
+    join(bob, link, "Bob")
+    join(cleo, link, "Cleo")
+    host.locator("#people input[name=seats][value='3']").uncheck()
+    expect(host.locator("#people .person[data-seat='3'] .what")).to_contain_text("computer player")
+    host.get_by_role("button", name="Deal the cards").click()
+    watcher.goto(link)
+    expect(watcher.locator(".watching")).to_contain_text("you are watching")
+    expect(watcher.locator("[data-join]")).to_have_count(0)
+    seen = 0
+    deadline = time.monotonic() + 90
+    while seen < 3:
+        assert time.monotonic() < deadline
+        for page in (host, bob, cleo):
+            take_turn(page)
+        # the watcher's table follows live: cards on the table, never a hand
+        assert watcher.locator(".in-hand").count() == 0
+        seen = max(seen, watcher.locator("#tricks .trick-list li").count())
+        time.sleep(0.1)
+    assert "in-hand" not in watcher.content()
+    assert errors == []

@@ -1,0 +1,293 @@
+"""Load test of tables for friends (``python -m tools.loadtest --tables N``): N tables of four
+people, each person with a page's event stream open, play one whole hand each.
+
+Every person is an asyncio task with its own cookies: it reads its stream (server-sent
+events) and, when its screen says it may act, thinks for a while and posts the move as the
+page's form does.  With ``--processes 2`` the people of a table are spread over two server
+processes (on ``--database-url``, which must then be PostgreSQL: the events fan out
+through the database).
+
+Measured: from a move being sent to each other person's stream showing it (p50/p95/p99,
+and the slowest), the open streams and the server's memory (RSS) per table, the server's
+CPU per move, and the moves lost or doubled: every acknowledged move is looked up in the
+stored game, which must hold exactly the moves acknowledged, each once, at its place.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import random
+import statistics
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+from sqlalchemy import create_engine, text
+
+from engine import loads
+
+from .friends import HX, Table, aparse_events, csrf_of
+
+CONNECT_S = 120
+
+
+@dataclass
+class Tally:
+    sent: dict[tuple[str, int], float] = field(default_factory=dict)
+    """(table, version the move makes) -> when it was sent."""
+    delays: list[float] = field(default_factory=list)
+    acked: list[tuple[str, int, str]] = field(default_factory=list)
+    """(table path, version the move was made at, the form's move) per acknowledged move."""
+    errors: list[str] = field(default_factory=list)
+    events: int = 0
+    finished: int = 0
+
+
+def rss_kib(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as fh:
+        for line in fh:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def cpu_s(pid: int) -> float:
+    with open(f"/proc/{pid}/stat") as fh:
+        parts = fh.read().rsplit(")", 1)[1].split()
+    return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
+
+
+class Seat:
+    """One person at one table: their client, what their screen shows, their stream."""
+
+    def __init__(self, base: str, path: str, seat: int, name: str, tally: Tally, rng: random.Random,
+                 think: tuple[float, float]) -> None:
+        self.base = base
+        self.path = path
+        self.seat = seat
+        self.name = name
+        self.tally = tally
+        self.rng = rng
+        self.think = think
+        self.client = httpx.AsyncClient(base_url=base, timeout=60, headers={"Origin": base})
+        self.shown: Table | None = None
+        self.changed = asyncio.Event()
+        self.opened = asyncio.Event()
+        self.over = asyncio.Event()
+
+    async def visit(self, path: str) -> str:
+        r = await self.client.get(path)
+        r.raise_for_status()
+        self.client.headers["X-CSRF-Token"] = csrf_of(r.text)
+        return r.text
+
+    def see(self, table: Table | None) -> None:
+        if table is None or (self.shown is not None and self.shown.game == table.game
+                             and table.version < self.shown.version):
+            return
+        self.shown = table
+        self.changed.set()
+        if table.phase == "game_over":
+            self.over.set()
+
+    async def listen(self) -> None:
+        """The page's stream: each table event is this person's screen changing."""
+        try:
+            async with self.client.stream("GET", f"{self.path}/events", timeout=None) as r:
+                r.raise_for_status()
+                self.opened.set()
+                async for event in aparse_events(r.aiter_bytes()):
+                    if event.name != "table" or event.id is None:
+                        continue
+                    now = time.perf_counter()
+                    self.tally.events += 1
+                    table = Table.read(event.data)
+                    if table is None:
+                        continue
+                    mover_sent = self.tally.sent.get((self.path, table.version))
+                    if mover_sent is not None and getattr(self, "_last_seen", -1) < table.version:
+                        # the first event showing the move (or a later one that includes it)
+                        self.tally.delays.append((now - mover_sent) * 1000)
+                    self._last_seen = table.version
+                    self.see(table)
+                    if table.phase == "game_over":
+                        return
+        except (httpx.HTTPError, asyncio.CancelledError) as exc:
+            if not isinstance(exc, asyncio.CancelledError):
+                self.tally.errors.append(f"{self.name} stream: {type(exc).__name__} {exc}")
+
+    async def play(self) -> None:
+        while not self.over.is_set():
+            await self.changed.wait()
+            self.changed.clear()
+            table = self.shown
+            if table is None or table.phase == "game_over":
+                continue
+            move = act(table, self.rng)
+            if move is None and table.phase == "round_over" and self.seat == 0:
+                # a tie for the lowest total after the last hand: one more is played (the
+                # host deals it, as anyone at the table may)
+                move = ("next", {"version": table.version})
+            if move is None:
+                continue
+            await asyncio.sleep(self.rng.uniform(*self.think))
+            if self.shown is not table and not (self.shown and self.shown.phase == "pass"):
+                self.changed.set()
+                continue
+            kind, body = move
+            made = table.version + 1
+            # (the others' moves are timed from here: the move leaves this person's hands)
+            self.tally.sent.setdefault((self.path, made), time.perf_counter())
+            r = await self.client.post(f"{self.path}/{kind}", data=body, headers=HX)
+            if r.status_code == 200:
+                self.tally.acked.append((self.path, table.version, json.dumps([kind, body], sort_keys=True)))
+                self.see(Table.read(r.text))
+            elif r.status_code == 409 and kind == "next":
+                self.see(Table.read(r.text))  # (somebody else dealt the next hand first)
+            else:
+                self.tally.errors.append(f"{self.name} {kind}: {r.status_code} {r.text[:120]}")
+                self.see(Table.read(r.text))
+
+
+def act(table: Table, rng: random.Random) -> tuple[str, dict[str, Any]] | None:
+    if table.mode == "pass" and len(table.to_pass) >= 3:
+        return "pass", {"version": table.version, "cards": sorted(rng.sample(list(table.to_pass), 3))}
+    if table.mode == "play" and table.legal:
+        return "play", {"version": table.version, "card": rng.choice(list(table.legal))}
+    if table.phase == "moon_choice" and table.moon:
+        return "moon", {"version": table.version, "choice": "add"}
+    return None
+
+
+async def one_table(bases: list[str], n: int, tally: Tally, think: tuple[float, float], start: asyncio.Event,
+                    ready: list[int]) -> list[Seat]:
+    rng = random.Random(n)
+    host = Seat(bases[0], "", 0, f"Host{n}", tally, random.Random(n * 10), think)
+    await host.visit("/")
+    r = await host.client.post("/tables/new", data={"name": host.name, "difficulty": "medium", "passing": "true",
+                                                     "max_rounds": "1", "turn_seconds": "600"}, headers=HX)
+    r.raise_for_status()
+    path = r.headers["HX-Redirect"]
+    host.path = path
+    seats = [host]
+    for seat in (1, 2, 3):
+        p = Seat(bases[seat % len(bases)], path, seat, f"P{n}x{seat}", tally, random.Random(n * 10 + seat), think)
+        await p.visit(path)
+        j = await p.client.post(f"{path}/join", data={"seat": seat, "name": p.name}, headers=HX)
+        j.raise_for_status()
+        seats.append(p)
+    await host.visit(path)
+    del rng
+    listeners = [asyncio.create_task(s.listen()) for s in seats]
+    await asyncio.wait_for(asyncio.gather(*(s.opened.wait() for s in seats)), CONNECT_S)
+    ready.append(n)
+    await start.wait()
+    d = await host.client.post(f"{path}/deal", data={}, headers=HX)
+    d.raise_for_status()
+    for s in seats:
+        s.see(Table.read(d.text) if s is host else None)
+    players = [asyncio.create_task(s.play()) for s in seats]
+    try:
+        await asyncio.wait_for(asyncio.gather(*(s.over.wait() for s in seats)), 1800)
+        tally.finished += 1
+    finally:
+        for t in players + listeners:
+            t.cancel()
+        await asyncio.gather(*players, *listeners, return_exceptions=True)
+        for s in seats:
+            await s.client.aclose()
+    return seats
+
+
+async def run(bases: list[str], pids: list[int], tables: int, think: tuple[float, float]) -> dict[str, Any]:
+    tally = Tally()
+    start = asyncio.Event()
+    ready: list[int] = []
+    rss_before = [rss_kib(p) for p in pids]
+    tasks = [asyncio.create_task(one_table(bases, n, tally, think, start, ready)) for n in range(tables)]
+    t0 = time.monotonic()
+    while len(ready) < tables and time.monotonic() - t0 < CONNECT_S * 2:
+        await asyncio.sleep(0.2)
+        if any(t.done() for t in tasks):
+            break
+    streams = await health_streams(bases)
+    rss_open = [rss_kib(p) for p in pids]
+    cpu0 = [cpu_s(p) for p in pids]
+    wall0 = time.monotonic()
+    start.set()
+    results = await asyncio.gather(*tasks, return_exceptions=True)
+    wall = time.monotonic() - wall0
+    cpu = sum(cpu_s(p) - c for p, c in zip(pids, cpu0, strict=True))
+    rss_end = [rss_kib(p) for p in pids]
+    for r in results:
+        if isinstance(r, BaseException):
+            tally.errors.append(f"table: {type(r).__name__} {r}")
+    delays = sorted(tally.delays)
+    return {"tables": tables, "people": tables * 4, "ready": len(ready), "finished": tally.finished,
+            "streams_open": streams, "moves": len(tally.acked), "events": tally.events, "seconds": round(wall, 1),
+            "deliveries": len(delays),
+            "p50_ms": round(percentile(delays, 50), 1), "p95_ms": round(percentile(delays, 95), 1),
+            "p99_ms": round(percentile(delays, 99), 1), "max_ms": round(delays[-1], 1) if delays else 0.0,
+            "mean_ms": round(statistics.fmean(delays), 1) if delays else 0.0,
+            "rss_before_mib": [round(x / 1024, 1) for x in rss_before],
+            "rss_open_mib": [round(x / 1024, 1) for x in rss_open],
+            "rss_end_mib": [round(x / 1024, 1) for x in rss_end],
+            "rss_per_table_kib": round((sum(rss_open) - sum(rss_before)) / max(tables, 1), 1),
+            "server_cpu_s": round(cpu, 1), "cpu_ms_per_move": round(cpu * 1000 / max(len(tally.acked), 1), 2),
+            "errors": len(tally.errors), "error_samples": tally.errors[:5], "acked": tally.acked}
+
+
+async def health_streams(bases: list[str]) -> int:
+    total = 0
+    async with httpx.AsyncClient(timeout=10) as client:
+        for base in bases:
+            r = await client.get(f"{base}/healthz")
+            total += int(r.json().get("tables", {}).get("streams", 0))
+    return total
+
+
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return 0.0
+    k = min(len(values) - 1, max(0, round(p / 100 * (len(values) - 1))))
+    return values[k]
+
+
+def lost_and_doubled(database_url: str, acked: list[tuple[str, int, str]]) -> tuple[int, int, list[str]]:
+    """Acknowledged moves missing from (or out of place in) the stored games, and stored
+    moves nobody's acknowledgement accounts for (4 people, no computer player: every stored
+    move is somebody's acknowledged move)."""
+    by_table: dict[str, list[tuple[int, str]]] = {}
+    for path, version, move in acked:
+        by_table.setdefault(path, []).append((version, move))
+    engine = create_engine(database_url)
+    lost, doubled, samples = 0, 0, []
+    try:
+        with engine.connect() as conn:
+            for path, moves in by_table.items():
+                token = path.rsplit("/", 1)[1]
+                record = conn.execute(text("SELECT g.record FROM game g JOIN friend_table t ON g.id = t.game_id "
+                                           "WHERE t.token = :t"), {"t": token}).scalar_one()
+                stored = loads(record).moves
+                kinds = [type(m).__name__ for m in stored]
+                if len(stored) != len(moves):
+                    doubled += max(0, len(stored) - len(moves))
+                    lost += max(0, len(moves) - len(stored))
+                    # (passes are acknowledged at the version they were chosen at: count them apart)
+                    plays_at = {v for v, m in moves if '"pass"' not in m}
+                    unacked = [f"{v}: {m.code()}" for v, m in enumerate(stored)
+                               if type(m).__name__ != "PassMove" and v not in plays_at]
+                    samples.append(f"{path}: {len(stored)} stored, {len(moves)} acknowledged; not acknowledged: "
+                                   f"{unacked[:4]}")
+                plays = {v: m for v, m in moves if '"play"' in m}
+                for v, m in plays.items():
+                    card = json.loads(m)[1]["card"]
+                    if v >= len(stored) or kinds[v] != "PlayMove" or stored[v].card.code() != card:  # type: ignore[union-attr]
+                        lost += 1
+                        samples.append(f"{path}: play {card} at {v} not stored there")
+    finally:
+        engine.dispose()
+    return lost, doubled, samples[:5]
