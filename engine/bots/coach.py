@@ -29,10 +29,10 @@ from ..rules import PassDirection
 from ..values import Phase
 from ..view import PlayerView
 from .base import view_round
-from .hard import HardBot, candidates
-from .policy import choose_card, choose_pass_mask, hard_pass_candidates, moon_subtract, shoot_card
+from .hard import HardBot, candidates, play_out_aware
+from .policy import choose_pass_mask, hard_pass_candidates, moon_subtract
 from .sampling import DealSampler
-from .shooter import going_for_moon, moon_pass
+from .shooter import moon_pass
 from .sim import SimRound
 
 LABELS: tuple[tuple[float, str], ...] = ((0.25, "best"), (1.0, "good"), (2.5, "inaccuracy"), (5.0, "mistake"))
@@ -97,18 +97,7 @@ class Rating:
 
 def _points(st: SimRound, totals: tuple[int, ...], me: int, target: int) -> float:
     """Play ``st`` to the end of the hand as Hard imagines it; the points ``me`` takes."""
-    play = st.play
-    pen_taken = st.pen_taken
-    while not st.done:
-        s = st.turn
-        if s == me:
-            play(choose_card(st))
-            continue
-        k = pen_taken[s]
-        if k and k == sum(pen_taken) and going_for_moon(st, s):
-            play(shoot_card(st))
-        else:
-            play(choose_card(st, True))
+    play_out_aware(st, me)
     subtract = False
     if st.shooter >= 0 and st.t.shooters_choice:
         subtract = moon_subtract(totals, st.shooter, st.moon_value, target)

@@ -116,9 +116,9 @@ def rollout(st: SimRound, totals: Sequence[int], me: int, target: int) -> float:
     return outcome(st, totals, me, target, False)
 
 
-def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int) -> float:
-    """Like :func:`rollout`, but the simulated opponents shoot the moon and hunt the queen,
-    and the outcome is judged with the moon and the game leader in mind."""
+def play_out_aware(st: SimRound, me: int) -> None:
+    """Play ``st`` to the end of the hand as Hard imagines it: ``me`` carefully, the
+    opponents shooting the moon when it is plausible and hunting the queen otherwise."""
     play = st.play
     pen_taken = st.pen_taken
     while not st.done:
@@ -131,6 +131,12 @@ def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int) -> 
             play(shoot_card(st))
         else:
             play(choose_card(st, True))
+
+
+def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int) -> float:
+    """Like :func:`rollout`, but the simulated opponents shoot the moon and hunt the queen,
+    and the outcome is judged with the moon and the game leader in mind."""
+    play_out_aware(st, me)
     return outcome(st, totals, me, target, True)
 
 
