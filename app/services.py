@@ -15,7 +15,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from sqlalchemy import bindparam, exists, inspect, update
 from sqlalchemy.dialects import postgresql, sqlite
@@ -381,6 +381,16 @@ is guarded like the version: an action that raced a new deal must not bring the 
 played on back from "abandoned"."""
 
 
+def refuse_lost_race(session: Session, game_id: str, old: int) -> NoReturn:
+    """A guarded store matched no row: roll back and say why, closed or stale."""
+    session.rollback()
+    current = session.get(GameRecord, game_id, populate_existing=True)
+    session.commit()
+    if current is not None and current.status != "active":
+        raise GameClosedError(current.status)
+    raise StaleStateError(current.version if current is not None else old + 1, old)
+
+
 def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step], version: int) -> Outcome:
     """Store ``game`` as ``version`` if the record is still at the version it was read at."""
     old = rec.version
@@ -394,12 +404,7 @@ def _store(session: Session, rec: GameRecord, game: Game, steps: list[Step], ver
         result = session.exec(_STORE, params={"b_id": rec.id, "b_old": old,
                                               **{"b_" + k: v for k, v in values.items()}})
         if result.rowcount != 1:
-            session.rollback()
-            current = session.get(GameRecord, rec.id, populate_existing=True)
-            session.commit()
-            if current is not None and current.status != "active":
-                raise GameClosedError(current.status)
-            raise StaleStateError(current.version if current is not None else old + 1, old)
+            refuse_lost_race(session, rec.id, old)
         # records ride in the same transaction as the guarded store: counted once or not at all
         if not rec.practice:
             if moons > rec.moons_counted:

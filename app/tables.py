@@ -48,7 +48,7 @@ from .errors import BadChoiceError, GameClosedError, StaleStateError, TableError
 from .i18n import gettext as _
 from .live import BROKER
 from .models import DIFFICULTIES, FRIENDS, FriendTable, GameRecord, Player, Record, TableSeat, utcnow
-from .services import GAMES, HERE, Context, ensure_player, load_game, new_id, person_moons
+from .services import GAMES, HERE, Context, ensure_player, load_game, new_id, person_moons, refuse_lost_race
 from .thinking import POOLED
 
 log = logging.getLogger(__name__)
@@ -399,12 +399,7 @@ def _store(session: Session, state: TableState, rec: GameRecord, game: Game, new
                                          col(GameRecord.status) == "active")
                                   .values(**values))
             if stored.rowcount != 1:
-                session.rollback()
-                current = session.get(GameRecord, rec.id, populate_existing=True)
-                session.commit()
-                if current is not None and current.status != "active":
-                    raise GameClosedError(current.status)
-                raise StaleStateError(rec.version + 1, rec.version)
+                refuse_lost_race(session, rec.id, rec.version)
         # the people's records, in the same transaction as the guarded store: once or not at all
         for seat in state.seats:
             if not seat.person or seat.player_id is None:
