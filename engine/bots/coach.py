@@ -23,13 +23,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..cards import CARDS, LOW, Card, CardSet, Suit, multiset_add, multiset_sub
+from ..cards import CARDS, LOW, Card, CardSet, Suit, multiset_sub
 from ..moves import PassMove, PlayMove
 from ..rules import PassDirection
 from ..values import Phase
 from ..view import PlayerView
 from .base import view_round
-from .hard import HardBot, candidates, play_out_aware
+from .hard import HardBot, after_passes, candidates, play_out_aware
 from .policy import choose_pass_mask, hard_pass_candidates, moon_subtract
 from .sampling import DealSampler
 from .shooter import moon_pass
@@ -173,10 +173,9 @@ def rate_pass(view: PlayerView, cards: CardSet, rng: random.Random, samples: int
         cands.append(moon)
     if chosen not in cands:
         cands.append(chosen)
-    me, n_players, totals, target = view.seat, view.players, view.totals, rules.target_score
+    me, totals, target = view.seat, view.totals, rules.target_score
     sampler = DealSampler(view, infer=True)
     double = rules.cancellation
-    my_target = direction.target(me, n_players)
 
     def sample(r: random.Random) -> tuple[list[int], list[int]]:
         hands = sampler.sample(r)
@@ -186,10 +185,7 @@ def rate_pass(view: PlayerView, cards: CardSet, rng: random.Random, samples: int
         hands, passes = base
         passes = passes[:]
         passes[me] = cands[j]
-        after = [multiset_sub(h, p) for h, p in zip(hands, passes, strict=True)]
-        for s, p in enumerate(passes):
-            t = my_target if s == me else direction.target(s, n_players)
-            after[t] = multiset_add(after[t], p) if double else after[t] | p
+        after = after_passes(hands, passes, direction, double)
         return _points(SimRound.start(rules, after, view.dealer), totals, me, target)
 
     means, n = _search(len(cands), sample, evaluate, rng, samples, max_seconds)

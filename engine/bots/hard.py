@@ -36,6 +36,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from ..cards import CARDS, LOW, Card, CardSet, multiset_add, multiset_sub
+from ..rules import PassDirection
 from ..values import Phase
 from ..view import PlayerView
 from .base import BaseBot, check_view, view_round
@@ -114,6 +115,18 @@ def rollout(st: SimRound, totals: Sequence[int], me: int, target: int) -> float:
     while not st.done:
         play(choose_card(st))
     return outcome(st, totals, me, target, False)
+
+
+def after_passes(hands: Sequence[int], passes: Sequence[int], direction: PassDirection,
+                 double: bool) -> list[int]:
+    """Each seat's hand once every seat's pass has reached its target (``double``: two
+    decks, where a hand may hold a card twice)."""
+    n = len(hands)
+    after = [multiset_sub(h, p) for h, p in zip(hands, passes, strict=True)]
+    for s, p in enumerate(passes):
+        t = direction.target(s, n)
+        after[t] = multiset_add(after[t], p) if double else after[t] | p
+    return after
 
 
 def play_out_aware(st: SimRound, me: int) -> None:
@@ -217,12 +230,10 @@ class HardBot(BaseBot):
         if len(cands) == 1:
             return CardSet.from_mask(cands[0])
         me = view.seat
-        n = view.players
         totals = view.totals
         target = rules.target_score
         sampler = DealSampler(view, infer=not self.classic)
         double = rules.cancellation
-        my_target = direction.target(me, n)
 
         def sample(r: random.Random) -> tuple[list[int], list[int]]:
             hands = sampler.sample(r)
@@ -233,10 +244,7 @@ class HardBot(BaseBot):
             hands, passes = base
             passes = passes[:]
             passes[me] = cands[j]
-            after = [multiset_sub(h, p) for h, p in zip(hands, passes, strict=True)]
-            for s, p in enumerate(passes):
-                t = my_target if s == me else direction.target(s, n)
-                after[t] = multiset_add(after[t], p) if double else after[t] | p
+            after = after_passes(hands, passes, direction, double)
             return play_out(SimRound.start(rules, after, view.dealer), totals, me, target)
 
         best = self._search(len(cands), len(rules.deck), self.pass_budget, sample, evaluate, rng,
