@@ -15,7 +15,7 @@ from fastapi.responses import JSONResponse
 from sqlalchemy import text
 from sqlalchemy.exc import SQLAlchemyError
 
-from ..live import BROKER
+from ..feed import FEEDS
 
 router = APIRouter(tags=["health"])
 
@@ -36,8 +36,9 @@ def healthz(request: Request) -> JSONResponse:
         thinker.heal()
     ok = database == "ok" and bots != "broken"
     body: dict[str, Any] = {"status": "ok" if ok else "degraded", "database": database, "bots": bots}
-    # the tables' event streams this process holds open (each a page of a table for friends)
-    body["tables"] = {"streams": BROKER.watchers()}
+    # the tables' event streams this process holds open (each a page of a table for friends),
+    # the tables they show and the reads of those tables (one per change, shared by their streams)
+    body["tables"] = FEEDS.stats()
     gate = getattr(state, "gate", None)
     if gate is not None:
         body["requests"] = {"active": gate.active, "waiting": gate.waiting}

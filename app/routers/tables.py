@@ -12,7 +12,7 @@ what it has not shown yet, drawn for its own person alone.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -21,9 +21,9 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from jinja2_fragments import render_block
 from markupsafe import Markup
-from sqlmodel import Session
+from sqlmodel import Session, col, select
 
-from engine import Card, CardSet, Rules
+from engine import Card, CardSet, Game, Rules
 from engine import events as ev
 from engine.errors import IllegalMoveError
 from engine.moves import MoonMove, PassMove, PlayMove
@@ -31,6 +31,7 @@ from engine.moves import MoonMove, PassMove, PlayMove
 from .. import i18n, options, presenter, security, services, tables
 from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
 from ..errors import BadChoiceError, GameClosedError, StaleStateError, TableNotFoundError, error_page
+from ..feed import FEEDS, Snapshot
 from ..models import DIFFICULTIES, Player, utcnow
 from ..options import OptionsBase, options_model
 from ..tables import TableState
@@ -89,12 +90,13 @@ def people(state: TableState, viewer_id: str | None) -> list[Person]:
             for s in state.seats]
 
 
-def table_context(request: Request, session: Session, player: Player, state: TableState, *,
+def table_context(request: Request, session: Session | None, player: Player, state: TableState, *,
                   outcome: tables.TableOutcome | None = None, since: int | None = None,
-                  error: str | None = None, with_records: bool = True) -> dict[str, Any]:
+                  error: str | None = None, with_records: bool = True, game: Game | None = None) -> dict[str, Any]:
     """What the table's page and fragments need, for ``player`` (at their seat, or watching).
     ``outcome``: the player's own action; ``since``: a page showing that version of the
-    game gets the moves after it played back."""
+    game gets the moves after it played back; ``game``: the table's game, already loaded
+    (it is only read); ``session`` is needed only ``with_records``."""
     seat = state.seat_of(player.id)
     rec = state.record
     table = state.table
@@ -107,7 +109,7 @@ def table_context(request: Request, session: Session, player: Player, state: Tab
     free = [p for p in people(state, player.id) if p.person and not p.taken]
     ctx: dict[str, Any] = {
         "player": player, "embed": False, "error": error, "difficulties": DIFFICULTIES,
-        "records": services.records(session, player) if with_records else [],
+        "records": services.records(session, player) if with_records and session is not None else [],
         "game": rec, "frames": [], "say": "", "pauses": PAUSES_MS, "deferred": None, "rules_now": None, "t": None,
         "version": rec.version if rec else 0, "sheet": presenter.score_sheet(None), "tricks": [],
         "standard": Rules(), "level_name": presenter.difficulty_name,
@@ -129,7 +131,8 @@ def table_context(request: Request, session: Session, player: Player, state: Tab
         with presenter.naming(_labels(state, seat)):
             ctx["sheet"] = presenter.empty_sheet(len(state.seats))
         return ctx
-    game = services.load_game(rec)
+    if game is None:
+        game = services.load_game(rec)
     view = tables.view_for(game, seat)
     with presenter.naming(_labels(state, seat), spectator=seat is None):
         before = None
@@ -348,56 +351,116 @@ def _parse_key(key: str | None) -> tuple[str, int, int] | None:
         return None
 
 
-def _events(request: Request, engine: Any, token: str, player_id: str, shown: tuple[str, int, int] | None
-            ) -> tuple[list[bytes], tuple[str, int, int] | None, str | None, int | None, bool]:
-    """What a page that shows ``shown`` has not seen yet, drawn for ``player_id`` alone:
-    the events, the key now shown, the table's id, the viewer's seat, and whether the
-    table is closed."""
+def _read(engine: Any, token: str | None, table_id: str | None, viewers: frozenset[str], seq: int) -> Snapshot:
+    """The table (by invite ``token`` or ``table_id``), its game and the players ``viewers``,
+    in one transaction: what every stream of the table in this process draws from."""
     with Session(engine, expire_on_commit=False) as session:
         try:
-            state = tables.read(session, token, open_only=False)
+            state = tables.read(session, token, table_id, open_only=False)
         except TableNotFoundError:
-            return [_sse("closed", "")], shown, None, None, True
-        if state.table.status != "open":
-            return [_sse("closed", "")], shown, state.table.id, None, True
-        player = services.get_player(session, player_id) or Player(id=player_id)
-        key = _parse_key(state.key)
-        assert key is not None
-        out: list[bytes] = []
-        game_changed = shown is None or shown[0] != key[0] or shown[1] != key[1]
-        people_changed = shown is None or shown[2] != key[2]
-        if game_changed or people_changed:
-            since = shown[1] if shown is not None and shown[0] == key[0] and game_changed else None
-            ctx = table_context(request, session, player, state, since=since, with_records=False)
-            if "records" in changed_panels(ctx)[0]:
-                ctx["records"] = services.records(session, player)
-            if game_changed:
-                out.append(_sse("table", _render_table(request, ctx), state.key))
-            # (with every move too: who is connected changes by the clock, a grace running out)
-            out.append(_sse("people", _render_people(request, ctx), state.key))
+            session.commit()
+            return Snapshot(seq, None, None, {})
+        players = {p.id: p for p in session.exec(select(Player).where(col(Player.id).in_(viewers)))} \
+            if viewers else {}
+        game = services.load_game(state.record) if state.record is not None else None
         session.commit()
-        return out, key, state.table.id, state.seat_of(player_id), False
+    return Snapshot(seq, state, game, players)
+
+
+def _read_table(engine: Any) -> Callable[[str, frozenset[str], int], Snapshot]:
+    return lambda table_id, viewers, seq: _read(engine, None, table_id, viewers, seq)
+
+
+@dataclass
+class Shown:
+    """What one stream's page shows, and the people's panel it was last sent (drawn again
+    only when what it shows has changed; sent with every move all the same)."""
+
+    key: tuple[str, int, int] | None
+    people: tuple[object, ...] | None = None
+    people_html: str = ""
+
+
+_STAND_IN = Player(id="table-stream-" + services.new_id())
+"""Whom a drawing shared by several people is drawn for: their own anti-forgery token then
+takes the place of this one's (nothing else in the table block names its person)."""
+
+
+def _events(request: Request, engine: Any, snap: Snapshot, player_id: str, shown: Shown
+            ) -> tuple[list[bytes], int | None, bool]:
+    """What a page that shows ``shown`` has not seen yet of ``snap``, drawn for
+    ``player_id`` alone: the events, the viewer's seat, and whether the table is closed.
+    ``shown`` is brought up to date."""
+    state = snap.state
+    if state is None or state.table.status != "open":
+        return [_sse("closed", "")], None, True
+    player = snap.players.get(player_id)
+    if player is None:  # (joined after this read, or no stored player yet)
+        with Session(engine, expire_on_commit=False) as session:
+            player = services.get_player(session, player_id) or Player(id=player_id)
+            session.commit()
+    key = _parse_key(state.key)
+    assert key is not None
+    seat = state.seat_of(player_id)
+    out: list[bytes] = []
+    old = shown.key
+    game_changed = old is None or old[0] != key[0] or old[1] != key[1]
+    people_changed = old is None or old[2] != key[2]
+    if game_changed or people_changed:
+        since = old[1] if old is not None and old[0] == key[0] and game_changed else None
+        ctx = table_context(request, None, player, state, since=since, with_records=False, game=snap.game)
+        if game_changed:
+            out.append(_sse("table", _table_html(request, engine, snap, ctx, player, since), state.key))
+        # (with every move too: who is connected changes by the clock, a grace running out)
+        f = ctx["friends"]
+        drawn = (tuple(f["people"]), f["seat"], tuple(f["free"]), f["host"], f["playing"], f["dealt"], f["invite"],
+                 i18n.current().lang.code)
+        if drawn != shown.people:
+            shown.people, shown.people_html = drawn, _render_people(request, ctx)
+        out.append(_sse("people", shown.people_html, state.key))
+    shown.key = key
+    return out, seat, False
+
+
+def _table_html(request: Request, engine: Any, snap: Snapshot, ctx: dict[str, Any], player: Player,
+                since: int | None) -> str:
+    """The table event's HTML: drawn once for every stream of this process that sees the
+    same (a spectator's, or one person's in two tabs), each with its own token."""
+    if "records" in changed_panels(ctx)[0]:
+        # (a person's own records: drawn for them alone)
+        with Session(engine, expire_on_commit=False) as session:
+            ctx["records"] = services.records(session, player)
+            session.commit()
+        return _render_table(request, ctx)
+    f = ctx["friends"]
+    key = ("table", since, f["seat"], f["host"], bool(player.fast_play), i18n.current().lang.code,
+           str(request.base_url))
+    stand_in = Player(id=_STAND_IN.id, fast_play=player.fast_play)
+    html: str = snap.shared(key, lambda: _render_table(request, {**ctx, "player": stand_in}))
+    csrf = request.app.state.templates.env.globals["csrf_token"]
+    return html.replace(csrf(_STAND_IN.id), csrf(player.id))
 
 
 @router.get("/t/{token}/events")
 async def events(request: Request, token: str, player: CurrentPlayer, last: str | None = None) -> Response:
-    """The page's stream: nothing is held between events but the key of what it shows."""
+    """The page's stream: nothing is held between events but what it shows."""
     engine = request.app.state.db_engine
-    shown = _parse_key(request.headers.get("Last-Event-ID") or last)
-    first, shown, table_id, seat, closed = await run_in_threadpool(_events, request, engine, token, player.id, shown)
-    if table_id is None:
+    shown = Shown(_parse_key(request.headers.get("Last-Event-ID") or last))
+    snap = await run_in_threadpool(_read, engine, token, None, frozenset({player.id}), 0)
+    if snap.state is None:
         return Response(status_code=204)  # no such table: an EventSource stops trying on 204
+    table_id: str = snap.state.table.id
+    first, seat, closed = await run_in_threadpool(_events, request, engine, snap, player.id, shown)
 
     # connected from now on (before the answer starts: a page that has its stream open is
     # never taken for absent)
     await run_in_threadpool(_presence, engine, table_id, seat, player.id, utcnow() + tables.CONNECTED_FOR, True)
 
     async def stream() -> AsyncIterator[bytes]:
-        nonlocal shown, seat
-        assert table_id is not None
-        with tables.BROKER.watching(table_id) as news:
-            # a change stored between the first look and this subscription is not missed: look again
-            news.put_nowait(None)
+        nonlocal seat
+        async with FEEDS.joined(table_id, player.id, _read_table(engine)) as joined:
+            # a change stored between the first look and joining is not missed: a read after it
+            due = joined.feed.fresh()
             try:
                 yield b"retry: 1000\n\n"
                 for chunk in first:
@@ -407,7 +470,7 @@ async def events(request: Request, token: str, player: CurrentPlayer, last: str 
                 renewed = asyncio.get_running_loop().time()
                 while True:
                     try:
-                        await asyncio.wait_for(news.get(), HEARTBEAT_S)
+                        await asyncio.wait_for(joined.changed.wait(), HEARTBEAT_S)
                     except TimeoutError:
                         yield b": still here\n\n"
                     loop_now = asyncio.get_running_loop().time()
@@ -415,8 +478,14 @@ async def events(request: Request, token: str, player: CurrentPlayer, last: str 
                         renewed = loop_now
                         await run_in_threadpool(_presence, engine, table_id, seat, player.id,
                                                 utcnow() + tables.CONNECTED_FOR, False)
-                    chunks, shown, _id, now_seat, ended = await run_in_threadpool(
-                        _events, request, engine, token, player.id, shown)
+                    if not joined.changed.is_set():
+                        continue
+                    joined.changed.clear()
+                    snap = joined.feed.snapshot
+                    if snap is None or snap.seq < due:
+                        continue  # (the read promised is under way: it sets the event again)
+                    chunks, now_seat, ended = await run_in_threadpool(_events, request, engine, snap, player.id,
+                                                                      shown)
                     if now_seat != seat and not ended:
                         # the person has just taken a seat (or was removed from one)
                         seat = now_seat
