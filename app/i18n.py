@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Iterator, MutableMapping
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -158,8 +158,15 @@ def join_list(items: list[str]) -> str:
     """"a, b and c" in the current language."""
     if not items:
         return ""
+    return _joined(tuple(items), current().lang.code)
+
+
+@lru_cache(maxsize=4096)
+def _joined(items: tuple[str, ...], code: str) -> str:
+    # (Babel looks the patterns up at every call: a table's page joins the same few lists
+    # many times over, each move, for each person watching it)
     try:
-        return format_list(items, locale=current().lang.code)
+        return format_list(list(items), locale=code)
     except (KeyError, ValueError):  # a locale without list patterns in Babel's data
         return ", ".join(items)
 

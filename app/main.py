@@ -95,6 +95,8 @@ def create_app(settings: Settings) -> FastAPI:
     app.state.health_engine = make_engine(settings.database_url, pool_size=1, overflow=1)
     app.state.thinker = Thinker()
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
+    # the templates are read once: not looked at on disk again for every page drawn
+    app.state.templates.env.auto_reload = False
     i18n.install(app.state.templates.env)
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.state.templates.env.globals["csrf_token"] = lambda player_id: csrf_token(settings.secret_key, player_id)

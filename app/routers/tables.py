@@ -381,9 +381,16 @@ class Shown:
     people_html: str = ""
 
 
-_STAND_IN = Player(id="table-stream-" + services.new_id())
-"""Whom a drawing shared by several people is drawn for: their own anti-forgery token then
-takes the place of this one's (nothing else in the table block names its person)."""
+@dataclass(frozen=True)
+class StandIn:
+    """Whom a drawing shared by several people is drawn for: their own anti-forgery token
+    then takes the place of this one's (nothing else in the table block names its person)."""
+
+    id: str
+    fast_play: bool
+
+
+_STAND_IN_ID = "table-stream-" + services.new_id()
 
 
 def _events(request: Request, engine: Any, snap: Snapshot, player_id: str, shown: Shown
@@ -435,10 +442,10 @@ def _table_html(request: Request, engine: Any, snap: Snapshot, ctx: dict[str, An
     f = ctx["friends"]
     key = ("table", since, f["seat"], f["host"], bool(player.fast_play), i18n.current().lang.code,
            str(request.base_url))
-    stand_in = Player(id=_STAND_IN.id, fast_play=player.fast_play)
+    stand_in = StandIn(_STAND_IN_ID, bool(player.fast_play))
     html: str = snap.shared(key, lambda: _render_table(request, {**ctx, "player": stand_in}))
     csrf = request.app.state.templates.env.globals["csrf_token"]
-    return html.replace(csrf(_STAND_IN.id), csrf(player.id))
+    return html.replace(csrf(_STAND_IN_ID), csrf(player.id))
 
 
 @router.get("/t/{token}/events")
