@@ -77,14 +77,14 @@ class Stream:
 class TableFeed:
     """The streams of one table in this process and the table's latest snapshot."""
 
-    def __init__(self, table_id: str, reader: Reader) -> None:
+    def __init__(self, table_id: str, reader: Reader, feeds: Feeds) -> None:
         self.table_id = table_id
+        self.feeds = feeds
         self.reader = reader
         self.streams: set[Stream] = set()
         self.viewers: Counter[str] = Counter()
         self.snapshot: Snapshot | None = None
         self.started = 0
-        self.reads = 0
         # subscribed at once (on the loop): news from now on wake the feed's task
         self._watching = BROKER.watching(table_id)
         self._news = self._watching.__enter__()
@@ -108,7 +108,7 @@ class TableFeed:
                 if self._news.empty():
                     self._news.put_nowait(None)
                 continue
-            self.reads += 1
+            self.feeds.reads += 1
             self.snapshot = snapshot
             for stream in self.streams:
                 stream.changed.set()
@@ -123,12 +123,14 @@ class Feeds:
 
     def __init__(self) -> None:
         self._feeds: dict[str, TableFeed] = {}
+        self.reads = 0
+        """The tables' reads so far (one per change per table, whatever its streams)."""
 
     @asynccontextmanager
     async def joined(self, table_id: str, player_id: str, reader: Reader) -> AsyncIterator[Stream]:
         feed = self._feeds.get(table_id)
         if feed is None:
-            feed = self._feeds[table_id] = TableFeed(table_id, reader)
+            feed = self._feeds[table_id] = TableFeed(table_id, reader, self)
         stream = Stream(feed, player_id)
         feed.streams.add(stream)
         feed.viewers[player_id] += 1
@@ -148,8 +150,7 @@ class Feeds:
 
     def stats(self) -> dict[str, int]:
         feeds = list(self._feeds.values())
-        return {"streams": sum(len(f.streams) for f in feeds), "tables": len(feeds),
-                "reads": sum(f.reads for f in feeds)}
+        return {"streams": sum(len(f.streams) for f in feeds), "tables": len(feeds), "reads": self.reads}
 
 
 FEEDS = Feeds()

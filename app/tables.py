@@ -524,12 +524,33 @@ def play_for_absent(session: Session, table_id: str, ctx: Context = HERE) -> boo
 
 
 def due_tables(session: Session) -> list[str]:
-    """Open tables whose game waits on somebody (the watch loop looks closer at each)."""
-    rows = session.exec(select(FriendTable.id).where(col(FriendTable.status) == "open",
-                                                     col(FriendTable.deadline).is_not(None)))
-    ids = list(rows)
+    """Open tables whose game waits on somebody late, or on a person who is not connected
+    (once :data:`ABSENT_PAUSE` has passed): the watch loop looks closer at each
+    (:func:`play_for_absent` decides).  Two queries for all the tables, whatever their
+    number: the loop runs twice a second in every process."""
+    now = utcnow()
+    rows = list(session.exec(select(FriendTable.id, FriendTable.deadline, FriendTable.turn_seconds,
+                                    FriendTable.waiting)
+                             .where(col(FriendTable.status) == "open", col(FriendTable.deadline).is_not(None))))
+    due = []
+    waiting: dict[str, int] = {}
+    for table_id, stored, turn_seconds, mask in rows:
+        if stored is None:
+            continue
+        deadline = _aware(stored)
+        if deadline <= now:
+            due.append(table_id)
+        elif mask and now - (deadline - timedelta(seconds=turn_seconds)) >= ABSENT_PAUSE:
+            waiting[table_id] = mask
+    if waiting:
+        seats = session.exec(select(TableSeat.table_id, TableSeat.seat, TableSeat.player_id, TableSeat.connected_until)
+                             .where(col(TableSeat.table_id).in_(list(waiting)), col(TableSeat.person).is_(True)))
+        for table_id, seat, player_id, until in seats:
+            away = player_id is None or until is None or _aware(until) <= now
+            if away and waiting[table_id] >> seat & 1 and table_id not in due:
+                due.append(table_id)
     session.commit()
-    return ids
+    return due
 
 
 def close_idle(session: Session, idle: timedelta = IDLE_CLOSE) -> int:

@@ -626,8 +626,9 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--players", type=int, default=50, help="simultaneous Medium players (default 50)")
     ap.add_argument("--games", type=int, default=1, help="whole games each player plays (default 1)")
-    ap.add_argument("--think", type=float, nargs=2, default=(0.5, 1.5), metavar=("MIN", "MAX"),
-                    help="seconds a player waits before each action, uniformly (default 0.5 1.5)")
+    ap.add_argument("--think", type=float, nargs=2, default=None, metavar=("MIN", "MAX"),
+                    help="seconds a player waits before each action, uniformly (default 0.5 1.5; with "
+                         "--tables 1 4: a person at a table takes 1 to 4 s over a card)")
     ap.add_argument("--hard", type=int, default=8, help="Hard games kept thinking in the second scenario "
                                                         "(0: skip it; default 8)")
     ap.add_argument("--skip-medium", action="store_true", help="run only the scenario with Hard games")
@@ -651,10 +652,9 @@ def main(argv: list[str] | None = None) -> int:
                     "(more than one needs --database-url on PostgreSQL)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args(argv)
-    think = (args.think[0], args.think[1])
-
     if args.tables:
-        return tables_main(args, think)
+        return tables_main(args, (args.think[0], args.think[1]) if args.think else TABLE_THINK)
+    think = (args.think[0], args.think[1]) if args.think else (0.5, 1.5)
 
     if args.pages:
         roots = {"before": args.before.resolve(), "this tree": ROOT} if args.before else {"this tree": ROOT}
@@ -741,6 +741,10 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+TABLE_THINK = (1.0, 4.0)
+"""A person at a table takes one to four seconds over a card (and over a pass)."""
+
+
 def tables_main(args: argparse.Namespace, think: tuple[float, float]) -> int:
     """``--tables N [--processes P]``: tables for friends (tools/tables_load.py)."""
     from contextlib import ExitStack
@@ -767,14 +771,17 @@ def tables_main(args: argparse.Namespace, think: tuple[float, float]) -> int:
         return 0
     print(f"tables load test: {result['tables']} tables x 4 people, one hand each, think {think[0]}-{think[1]} s, "
           f"{result['database']}, {args.processes} process(es); load average before {load} on {result['cpus']} CPUs")
-    print(f"  ready {result['ready']}, finished {result['finished']}, streams open {result['streams_open']}, "
-          f"moves {result['moves']} in {result['seconds']} s, {result['deliveries']} deliveries to other screens")
+    print(f"  ready {result['ready']}, finished {result['finished']}, streams open {result['streams_open']} "
+          f"(open files {result['open_fds']}), moves {result['moves']} in {result['seconds']} s, "
+          f"{result['deliveries']} deliveries to other screens, {result['table_reads']} reads of a table")
     print(f"  move -> every other screen: p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms, "
           f"p99 {result['p99_ms']} ms, max {result['max_ms']} ms")
     print(f"  memory: RSS {result['rss_before_mib']} MiB before, {result['rss_open_mib']} with every stream open "
-          f"({result['rss_per_table_kib']} KiB per table), {result['rss_end_mib']} at the end; "
-          f"server CPU {result['cpu_ms_per_move']} ms per move")
-    print(f"  errors {result['errors']}, lost moves {lost}, doubled moves {doubled}; "
+          f"({result['rss_per_table_kib']} KiB per table), {result['rss_end_mib']} at the end")
+    print(f"  CPU: server {result['cpu_ms_per_move']} ms per move ({result['server_cpu_share']} of a core over the "
+          f"run), load generator {result['load_generator_cpu_s']} s ({result['load_generator_cpu_share']} of a core)")
+    print(f"  errors {result['errors']}, lost moves {lost}, doubled moves {doubled}; busy answers waited out "
+          f"{result['busy_retried']}, moves refused for one stored first (409) {result['raced']}; "
           f"load average after {result['load_average_after']}")
     for sample in result["error_samples"] + samples:
         print(f"  {sample}")

@@ -44,6 +44,11 @@ class Tally:
     errors: list[str] = field(default_factory=list)
     events: int = 0
     finished: int = 0
+    busy_retried: int = 0
+    """Answers "the server is busy" (503 with Retry-After), waited out and sent again as the page does."""
+    raced: int = 0
+    """Moves refused because somebody else's was stored first (409): the person acts again
+    from the table the answer shows, as on the page."""
 
 
 def rss_kib(pid: int) -> int:
@@ -52,6 +57,11 @@ def rss_kib(pid: int) -> int:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1])
     return 0
+
+
+def open_fds(pid: int) -> int:
+    """The process's open files, its sockets included (one per open stream, and the database's)."""
+    return len(os.listdir(f"/proc/{pid}/fd"))
 
 
 def cpu_s(pid: int) -> float:
@@ -77,6 +87,8 @@ class Seat:
         self.changed = asyncio.Event()
         self.opened = asyncio.Event()
         self.over = asyncio.Event()
+        self.posting = False
+        """A move is on its way (the table's end waits for its answer: it is counted)."""
 
     async def visit(self, path: str) -> str:
         r = await self.client.get(path)
@@ -119,6 +131,16 @@ class Seat:
             if not isinstance(exc, asyncio.CancelledError):
                 self.tally.errors.append(f"{self.name} stream: {type(exc).__name__} {exc}")
 
+    async def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
+        """The page's request, sent again after "the server is busy" (up to 3 times), as the page does."""
+        for _ in range(3):
+            r = await self.client.post(path, data=body, headers=HX)
+            if r.status_code != 503 or "Retry-After" not in r.headers:
+                return r
+            self.tally.busy_retried += 1
+            await asyncio.sleep(float(r.headers["Retry-After"]))
+        return await self.client.post(path, data=body, headers=HX)
+
     async def play(self) -> None:
         while not self.over.is_set():
             await self.changed.wait()
@@ -141,12 +163,22 @@ class Seat:
             made = table.version + 1
             # (the others' moves are timed from here: the move leaves this person's hands)
             self.tally.sent.setdefault((self.path, made), time.perf_counter())
-            r = await self.client.post(f"{self.path}/{kind}", data=body, headers=HX)
+            self.posting = True
+            try:
+                r = await self.post(f"{self.path}/{kind}", body)
+            finally:
+                self.posting = False
             if r.status_code == 200:
                 self.tally.acked.append((self.path, table.version, json.dumps([kind, body], sort_keys=True)))
                 self.see(Table.read(r.text))
             elif r.status_code == 409 and kind == "next":
                 self.see(Table.read(r.text))  # (somebody else dealt the next hand first)
+            elif r.status_code == 409:
+                # (two people passed at the same moment and the other's was stored first): the
+                # page shows the table now and the person passes again
+                self.tally.raced += 1
+                self.tally.sent.pop((self.path, made), None)
+                self.see(Table.read(r.text))
             else:
                 self.tally.errors.append(f"{self.name} {kind}: {r.status_code} {r.text[:120]}")
                 self.see(Table.read(r.text))
@@ -193,6 +225,12 @@ async def one_table(bases: list[str], n: int, tally: Tally, think: tuple[float, 
     try:
         await asyncio.wait_for(asyncio.gather(*(s.over.wait() for s in seats)), 1800)
         tally.finished += 1
+        # a move whose answer has not come yet is counted once it comes (the game may be over
+        # on the others' screens before the mover's own answer arrives)
+        for _ in range(600):
+            if not any(s.posting for s in seats):
+                break
+            await asyncio.sleep(0.05)
     finally:
         for t in players + listeners:
             t.cancel()
@@ -213,21 +251,26 @@ async def run(bases: list[str], pids: list[int], tables: int, think: tuple[float
         await asyncio.sleep(0.2)
         if any(t.done() for t in tasks):
             break
-    streams = await health_streams(bases)
+    streams, feeds, reads0 = await health_streams(bases)
     rss_open = [rss_kib(p) for p in pids]
+    fds = [open_fds(p) for p in pids]
     cpu0 = [cpu_s(p) for p in pids]
+    own0 = time.process_time()
     wall0 = time.monotonic()
     start.set()
     results = await asyncio.gather(*tasks, return_exceptions=True)
     wall = time.monotonic() - wall0
     cpu = sum(cpu_s(p) - c for p, c in zip(pids, cpu0, strict=True))
+    own = time.process_time() - own0
+    reads = (await health_streams(bases))[2] - reads0
     rss_end = [rss_kib(p) for p in pids]
     for r in results:
         if isinstance(r, BaseException):
             tally.errors.append(f"table: {type(r).__name__} {r}")
     delays = sorted(tally.delays)
     return {"tables": tables, "people": tables * 4, "ready": len(ready), "finished": tally.finished,
-            "streams_open": streams, "moves": len(tally.acked), "events": tally.events, "seconds": round(wall, 1),
+            "streams_open": streams, "tables_fed": feeds, "open_fds": fds,
+            "moves": len(tally.acked), "events": tally.events, "seconds": round(wall, 1),
             "deliveries": len(delays),
             "p50_ms": round(percentile(delays, 50), 1), "p95_ms": round(percentile(delays, 95), 1),
             "p99_ms": round(percentile(delays, 99), 1), "max_ms": round(delays[-1], 1) if delays else 0.0,
@@ -237,16 +280,24 @@ async def run(bases: list[str], pids: list[int], tables: int, think: tuple[float
             "rss_end_mib": [round(x / 1024, 1) for x in rss_end],
             "rss_per_table_kib": round((sum(rss_open) - sum(rss_before)) / max(tables, 1), 1),
             "server_cpu_s": round(cpu, 1), "cpu_ms_per_move": round(cpu * 1000 / max(len(tally.acked), 1), 2),
+            "server_cpu_share": round(cpu / wall, 2) if wall else 0.0,
+            "table_reads": reads, "load_generator_cpu_s": round(own, 1),
+            "load_generator_cpu_share": round(own / wall, 2) if wall else 0.0,
+            "busy_retried": tally.busy_retried, "raced": tally.raced,
             "errors": len(tally.errors), "error_samples": tally.errors[:5], "acked": tally.acked}
 
 
-async def health_streams(bases: list[str]) -> int:
-    total = 0
-    async with httpx.AsyncClient(timeout=10) as client:
+async def health_streams(bases: list[str]) -> tuple[int, int, int]:
+    """The streams the servers hold open, the tables they show, and the tables' reads so
+    far (one per change per table per process), from their /healthz."""
+    streams = tables = reads = 0
+    async with httpx.AsyncClient(timeout=30) as client:
         for base in bases:
-            r = await client.get(f"{base}/healthz")
-            total += int(r.json().get("tables", {}).get("streams", 0))
-    return total
+            t = (await client.get(f"{base}/healthz")).json().get("tables", {})
+            streams += t.get("streams", 0)
+            tables += t.get("tables", 0)
+            reads += t.get("reads", 0)
+    return streams, tables, reads
 
 
 def percentile(values: list[float], p: float) -> float:

@@ -234,11 +234,13 @@ def test_a_late_or_absent_person_is_played_for_once_and_takes_the_seat_back(
     session.exec(update(TableSeat).where(col(TableSeat.table_id) == table_id)
                  .values(connected_until=utcnow() + timedelta(minutes=5)))
     session.commit()
+    assert table_id not in tables.due_tables(session)  # (the watch loop does not even look)
     assert not tables.play_for_absent(session, table_id)
     # the timer runs out: each seat that had not passed is passed for, once
     session.exec(update(FriendTable).where(col(FriendTable.id) == table_id)
                  .values(deadline=utcnow() - timedelta(seconds=1)))
     session.commit()
+    assert table_id in tables.due_tables(session)
     assert tables.play_for_absent(session, table_id)
     state = state_of(session, path)
     game = load_game(state.record)  # type: ignore[arg-type]
@@ -249,8 +251,13 @@ def test_a_late_or_absent_person_is_played_for_once_and_takes_the_seat_back(
     session.exec(update(TableSeat).where(col(TableSeat.table_id) == table_id, col(TableSeat.seat) == turn)
                  .values(connected_until=utcnow() - timedelta(seconds=1)))
     session.exec(update(FriendTable).where(col(FriendTable.id) == table_id)
+                 .values(deadline=utcnow() + timedelta(seconds=5)))
+    session.commit()
+    assert table_id not in tables.due_tables(session)  # (not before the pause: the others see it coming)
+    session.exec(update(FriendTable).where(col(FriendTable.id) == table_id)
                  .values(deadline=utcnow() + timedelta(seconds=5) - tables.ABSENT_PAUSE - timedelta(seconds=1)))
     session.commit()
+    assert table_id in tables.due_tables(session)
     assert tables.play_for_absent(session, table_id)
     state = state_of(session, path)
     after = load_game(state.record)  # type: ignore[arg-type]
