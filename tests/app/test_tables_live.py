@@ -16,7 +16,7 @@ from app.presenter import CARD_NAMES
 from engine import Card, Game
 from engine.moves import PlayMove
 from engine.persist import game_from_dict
-from tools.friends import Event, Person, Table, action
+from tools.friends import Event, Person, Table, action, csrf_of
 from tools.loadtest import app_server
 
 from .databases import PG_ENV
@@ -177,6 +177,50 @@ def test_each_stream_carries_only_its_own_persons_cards(database_url: str, tmp_p
         people_events = [e for e in reader.events if e.name == "people"]
         assert people_events and all("data-card=" not in e.data for e in people_events)
     for p in people:
+        p.close()
+
+
+def test_spectators_see_no_hand_and_each_stream_carries_its_own_token(database_url: str,
+                                                                              tmp_path: Path) -> None:
+    rng = random.Random(5)
+    with app_server(database_url, tmp_path / "srv") as base:
+        people = seat_three(base)
+        watchers = [Person(base, name) for name in ("Eve", "Fay")]
+        tokens = []
+        for w in watchers:
+            w.path = people[0].path
+            tokens.append(csrf_of(w.visit(w.path)))
+        assert tokens[0] != tokens[1]
+        readers = [Reader(p) for p in (*watchers, people[1])]
+        for r in readers:
+            r.start()
+        for r in readers:
+            assert r.opened.wait(30)
+        assert people[0].post(f"{people[0].path}/deal", {}).status_code == 200
+        play_out(people, rng)
+        for r in readers:
+            r.join(60)
+            assert r.error is None and not r.is_alive()
+        record, version = stored(database_url, people[0].path)
+    for w, token, other, reader in zip(watchers, tokens, reversed(tokens), readers, strict=False):
+        tables = [e for e in reader.events if e.name == "table" and e.id and not e.id.startswith("-.")]
+        assert len(tables) > 10 and tables[-1].id is not None and int(tables[-1].id.split(".")[1]) == version
+        for event in tables:
+            at = int(event.id.split(".")[1])  # type: ignore[union-attr]
+            raw = event.raw.decode()
+            now = game_at(record, at)
+            # the cards played, never a hand: not one card of any hand but what is on the table
+            assert "in-hand" not in raw, (w.name, at)
+            on_table = {code for code, _ in ON_TABLE.findall(raw.partition('<template class="frame"')[0])}
+            for seat in range(now.players):
+                for card in set(now.view(seat).hand):
+                    assert card.code() not in on_table
+            # (their table is drawn once for both of them) each gets their own token, not the other's
+            assert token in raw and other not in raw, (w.name, at)
+    # a person's stream carries their own token, not a spectator's
+    bob = [e.raw.decode() for e in readers[2].events if e.name == "table"]
+    assert bob and not any(t in raw for raw in bob for t in tokens)
+    for p in (*people, *watchers):
         p.close()
 
 
