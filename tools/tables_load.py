@@ -32,6 +32,8 @@ from engine import loads
 from .friends import HX, Table, aparse_events, csrf_of
 
 CONNECT_S = 120
+ARRIVING = 8
+"""Tables being opened and joined at the same moment (the others wait their turn)."""
 
 
 @dataclass
@@ -91,7 +93,12 @@ class Seat:
         """A move is on its way (the table's end waits for its answer: it is counted)."""
 
     async def visit(self, path: str) -> str:
-        r = await self.client.get(path)
+        for _ in range(5):  # (a busy server says when to come back, as to the page)
+            r = await self.client.get(path)
+            if r.status_code != 503 or "Retry-After" not in r.headers:
+                break
+            self.tally.busy_retried += 1
+            await asyncio.sleep(float(r.headers["Retry-After"]))
         r.raise_for_status()
         self.client.headers["X-CSRF-Token"] = csrf_of(r.text)
         return r.text
@@ -132,8 +139,8 @@ class Seat:
                 self.tally.errors.append(f"{self.name} stream: {type(exc).__name__} {exc}")
 
     async def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
-        """The page's request, sent again after "the server is busy" (up to 3 times), as the page does."""
-        for _ in range(3):
+        """The page's request, sent again after "the server is busy" (up to 5 times), as the page does."""
+        for _ in range(5):
             r = await self.client.post(path, data=body, headers=HX)
             if r.status_code != 503 or "Retry-After" not in r.headers:
                 return r
@@ -195,12 +202,17 @@ def act(table: Table, rng: random.Random) -> tuple[str, dict[str, Any]] | None:
 
 
 async def one_table(bases: list[str], n: int, tally: Tally, think: tuple[float, float], start: asyncio.Event,
-                    ready: list[int]) -> list[Seat]:
-    rng = random.Random(n)
+                    ready: list[int], arriving: asyncio.Semaphore) -> list[Seat]:
+    async with arriving:  # (the tables fill a few at a time, as people come: not all in one second)
+        seats = await seat_table(bases, n, tally, think)
+    return await play_table(seats, n, tally, start, ready)
+
+
+async def seat_table(bases: list[str], n: int, tally: Tally, think: tuple[float, float]) -> list[Seat]:
     host = Seat(bases[0], "", 0, f"Host{n}", tally, random.Random(n * 10), think)
     await host.visit("/")
-    r = await host.client.post("/tables/new", data={"name": host.name, "difficulty": "medium", "passing": "true",
-                                                     "max_rounds": "1", "turn_seconds": "600"}, headers=HX)
+    r = await host.post("/tables/new", {"name": host.name, "difficulty": "medium", "passing": "true",
+                                        "max_rounds": "1", "turn_seconds": "600"})
     r.raise_for_status()
     path = r.headers["HX-Redirect"]
     host.path = path
@@ -208,16 +220,20 @@ async def one_table(bases: list[str], n: int, tally: Tally, think: tuple[float, 
     for seat in (1, 2, 3):
         p = Seat(bases[seat % len(bases)], path, seat, f"P{n}x{seat}", tally, random.Random(n * 10 + seat), think)
         await p.visit(path)
-        j = await p.client.post(f"{path}/join", data={"seat": seat, "name": p.name}, headers=HX)
+        j = await p.post(f"{path}/join", {"seat": seat, "name": p.name})
         j.raise_for_status()
         seats.append(p)
     await host.visit(path)
-    del rng
+    return seats
+
+
+async def play_table(seats: list[Seat], n: int, tally: Tally, start: asyncio.Event, ready: list[int]) -> list[Seat]:
+    host, path = seats[0], seats[0].path
     listeners = [asyncio.create_task(s.listen()) for s in seats]
     await asyncio.wait_for(asyncio.gather(*(s.opened.wait() for s in seats)), CONNECT_S)
     ready.append(n)
     await start.wait()
-    d = await host.client.post(f"{path}/deal", data={}, headers=HX)
+    d = await host.post(f"{path}/deal", {})
     d.raise_for_status()
     for s in seats:
         s.see(Table.read(d.text) if s is host else None)
@@ -245,7 +261,8 @@ async def run(bases: list[str], pids: list[int], tables: int, think: tuple[float
     start = asyncio.Event()
     ready: list[int] = []
     rss_before = [rss_kib(p) for p in pids]
-    tasks = [asyncio.create_task(one_table(bases, n, tally, think, start, ready)) for n in range(tables)]
+    arriving = asyncio.Semaphore(ARRIVING)
+    tasks = [asyncio.create_task(one_table(bases, n, tally, think, start, ready, arriving)) for n in range(tables)]
     t0 = time.monotonic()
     while len(ready) < tables and time.monotonic() - t0 < CONNECT_S * 2:
         await asyncio.sleep(0.2)

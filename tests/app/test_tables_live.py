@@ -181,7 +181,7 @@ def test_each_stream_carries_only_its_own_persons_cards(database_url: str, tmp_p
 
 
 def test_spectators_see_no_hand_and_each_stream_carries_its_own_token(database_url: str,
-                                                                              tmp_path: Path) -> None:
+                                                                        tmp_path: Path) -> None:
     rng = random.Random(5)
     with app_server(database_url, tmp_path / "srv") as base:
         people = seat_three(base)
