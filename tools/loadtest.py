@@ -781,7 +781,8 @@ def tables_main(args: argparse.Namespace, think: tuple[float, float]) -> int:
     print(f"  CPU: server {result['cpu_ms_per_move']} ms per move ({result['server_cpu_share']} of a core over the "
           f"run), load generator {result['load_generator_cpu_s']} s ({result['load_generator_cpu_share']} of a core)")
     print(f"  errors {result['errors']}, lost moves {lost}, doubled moves {doubled}; busy answers waited out "
-          f"{result['busy_retried']}, moves refused for one stored first (409) {result['raced']}; "
+          f"{result['busy_retried']}, moves refused for one stored first (409) {result['raced']}, "
+          f"streams opened again {result['reconnects']}; "
           f"load average after {result['load_average_after']}")
     for sample in result["error_samples"] + samples:
         print(f"  {sample}")

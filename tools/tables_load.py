@@ -48,6 +48,8 @@ class Tally:
     finished: int = 0
     busy_retried: int = 0
     """Answers "the server is busy" (503 with Retry-After), waited out and sent again as the page does."""
+    reconnects: int = 0
+    """Streams that ended or failed before the game's end, opened again with the last event's id."""
     raced: int = 0
     """Moves refused because somebody else's was stored first (409): the person acts again
     from the table the answer shows, as on the page."""
@@ -89,6 +91,7 @@ class Seat:
         self.changed = asyncio.Event()
         self.opened = asyncio.Event()
         self.over = asyncio.Event()
+        self._last_seen = -1
         self.posting = False
         """A move is on its way (the table's end waits for its answer: it is counted)."""
 
@@ -113,30 +116,42 @@ class Seat:
             self.over.set()
 
     async def listen(self) -> None:
-        """The page's stream: each table event is this person's screen changing."""
-        try:
-            async with self.client.stream("GET", f"{self.path}/events", timeout=None) as r:
-                r.raise_for_status()
-                self.opened.set()
-                async for event in aparse_events(r.aiter_bytes()):
-                    if event.name != "table" or event.id is None:
-                        continue
-                    now = time.perf_counter()
-                    self.tally.events += 1
-                    table = Table.read(event.data)
-                    if table is None:
-                        continue
-                    mover_sent = self.tally.sent.get((self.path, table.version))
-                    if mover_sent is not None and getattr(self, "_last_seen", -1) < table.version:
-                        # the first event showing the move (or a later one that includes it)
-                        self.tally.delays.append((now - mover_sent) * 1000)
-                    self._last_seen = table.version
-                    self.see(table)
-                    if table.phase == "game_over":
-                        return
-        except (httpx.HTTPError, asyncio.CancelledError) as exc:
-            if not isinstance(exc, asyncio.CancelledError):
+        """The page's stream: each table event is this person's screen changing.  A stream
+        that ends or fails is opened again a second later with the last event's id, as the
+        page's EventSource does (counted in ``reconnects``)."""
+        last: str | None = None
+        while True:
+            headers = {"Last-Event-ID": last} if last else {}
+            try:
+                async with self.client.stream("GET", f"{self.path}/events", timeout=None, headers=headers) as r:
+                    r.raise_for_status()
+                    self.opened.set()
+                    async for event in aparse_events(r.aiter_bytes()):
+                        if event.id is not None:
+                            last = event.id
+                        if event.name != "table" or event.id is None:
+                            continue
+                        if self.saw(event.data):
+                            return
+            except httpx.HTTPError as exc:
                 self.tally.errors.append(f"{self.name} stream: {type(exc).__name__} {exc}")
+            self.tally.reconnects += 1
+            await asyncio.sleep(1.0)
+
+    def saw(self, html: str) -> bool:
+        """A table event on this person's screen; True at the game's end."""
+        now = time.perf_counter()
+        self.tally.events += 1
+        table = Table.read(html)
+        if table is None:
+            return False
+        mover_sent = self.tally.sent.get((self.path, table.version))
+        if mover_sent is not None and self._last_seen < table.version:
+            # the first event showing the move (or a later one that includes it)
+            self.tally.delays.append((now - mover_sent) * 1000)
+        self._last_seen = max(self._last_seen, table.version)
+        self.see(table)
+        return table.phase == "game_over"
 
     async def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
         """The page's request, sent again after "the server is busy" (up to 5 times), as the page does."""
@@ -173,6 +188,13 @@ class Seat:
             self.posting = True
             try:
                 r = await self.post(f"{self.path}/{kind}", body)
+            except httpx.HTTPError as exc:
+                # no answer: the page shows the trouble and the person looks at the table again
+                self.tally.errors.append(f"{self.name} {kind}: {type(exc).__name__} {exc}")
+                r = await self.client.get(f"{self.path}/table", headers=HX)
+                self.see(Table.read(r.text))
+                self.changed.set()
+                continue
             finally:
                 self.posting = False
             if r.status_code == 200:
@@ -250,7 +272,9 @@ async def play_table(seats: list[Seat], n: int, tally: Tally, start: asyncio.Eve
     finally:
         for t in players + listeners:
             t.cancel()
-        await asyncio.gather(*players, *listeners, return_exceptions=True)
+        for outcome in await asyncio.gather(*players, *listeners, return_exceptions=True):
+            if isinstance(outcome, Exception):
+                tally.errors.append(f"{path}: a person stopped: {type(outcome).__name__} {outcome}")
         for s in seats:
             await s.client.aclose()
     return seats
@@ -300,7 +324,7 @@ async def run(bases: list[str], pids: list[int], tables: int, think: tuple[float
             "server_cpu_share": round(cpu / wall, 2) if wall else 0.0,
             "table_reads": reads, "load_generator_cpu_s": round(own, 1),
             "load_generator_cpu_share": round(own / wall, 2) if wall else 0.0,
-            "busy_retried": tally.busy_retried, "raced": tally.raced,
+            "busy_retried": tally.busy_retried, "raced": tally.raced, "reconnects": tally.reconnects,
             "errors": len(tally.errors), "error_samples": tally.errors[:5], "acked": tally.acked}
 
 
