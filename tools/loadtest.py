@@ -784,7 +784,9 @@ def tables_main(args: argparse.Namespace, think: tuple[float, float]) -> int:
           f"{result['busy_retried']}, moves refused for one stored first (409) {result['raced']}, "
           f"streams opened again {result['reconnects']}; "
           f"load average after {result['load_average_after']}")
-    for sample in result["error_samples"] + samples:
+    if result["stalls"]:
+        print(f"  tables where nothing moved for a minute: {result['stalls']}")
+    for sample in result["error_samples"] + result["stall_samples"] + samples:
         print(f"  {sample}")
     return 0
 

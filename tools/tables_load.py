@@ -48,6 +48,8 @@ class Tally:
     finished: int = 0
     busy_retried: int = 0
     """Answers "the server is busy" (503 with Retry-After), waited out and sent again as the page does."""
+    stalls: list[str] = field(default_factory=list)
+    """Tables where nothing moved for a minute: what each person's screen showed then."""
     reconnects: int = 0
     """Streams that ended or failed before the game's end, opened again with the last event's id."""
     raced: int = 0
@@ -153,6 +155,21 @@ class Seat:
         self.see(table)
         return table.phase == "game_over"
 
+    async def look_again(self) -> None:
+        """The table as it is now (after a request that got no answer), as a reload shows it."""
+        for _ in range(5):
+            try:
+                r = await self.client.get(f"{self.path}/table", headers=HX)
+            except httpx.HTTPError:
+                await asyncio.sleep(1.0)
+                continue
+            table = Table.read(r.text)
+            if table is not None:
+                self.see(table)
+                self.changed.set()
+                return
+            await asyncio.sleep(1.0)
+
     async def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
         """The page's request, sent again after "the server is busy" (up to 5 times), as the page does."""
         for _ in range(5):
@@ -191,9 +208,7 @@ class Seat:
             except httpx.HTTPError as exc:
                 # no answer: the page shows the trouble and the person looks at the table again
                 self.tally.errors.append(f"{self.name} {kind}: {type(exc).__name__} {exc}")
-                r = await self.client.get(f"{self.path}/table", headers=HX)
-                self.see(Table.read(r.text))
-                self.changed.set()
+                await self.look_again()
                 continue
             finally:
                 self.posting = False
@@ -261,7 +276,20 @@ async def play_table(seats: list[Seat], n: int, tally: Tally, start: asyncio.Eve
         s.see(Table.read(d.text) if s is host else None)
     players = [asyncio.create_task(s.play()) for s in seats]
     try:
-        await asyncio.wait_for(asyncio.gather(*(s.over.wait() for s in seats)), 1800)
+        ended = asyncio.create_task(asyncio.wait_for(asyncio.gather(*(s.over.wait() for s in seats)), 1800))
+        progress, still = -1, 0
+        while not ended.done():
+            await asyncio.wait({ended}, timeout=10)
+            shown = max((s.shown.version for s in seats if s.shown), default=-1)
+            still = still + 1 if shown == progress else 0
+            progress = shown
+            if still == 6:  # a minute without a move: say what each screen shows (once)
+                tally.stalls.append(f"{path}: " + "; ".join(
+                    f"seat {s.seat}: {s.shown.version if s.shown else None} {s.shown.phase if s.shown else ''} "
+                    f"{s.shown.mode if s.shown else ''} legal {len(s.shown.legal) if s.shown else 0} "
+                    f"stream {s._last_seen} posting {s.posting} changed {s.changed.is_set()} "
+                    f"player {'done' if p.done() else 'on'}" for s, p in zip(seats, players, strict=True)))
+        await ended
         tally.finished += 1
         # a move whose answer has not come yet is counted once it comes (the game may be over
         # on the others' screens before the mover's own answer arrives)
@@ -325,6 +353,7 @@ async def run(bases: list[str], pids: list[int], tables: int, think: tuple[float
             "table_reads": reads, "load_generator_cpu_s": round(own, 1),
             "load_generator_cpu_share": round(own / wall, 2) if wall else 0.0,
             "busy_retried": tally.busy_retried, "raced": tally.raced, "reconnects": tally.reconnects,
+            "stalls": len(tally.stalls), "stall_samples": tally.stalls[:5],
             "errors": len(tally.errors), "error_samples": tally.errors[:5], "acked": tally.acked}
 
 
