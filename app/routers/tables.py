@@ -354,7 +354,9 @@ def _parse_key(key: str | None) -> tuple[str, int, int] | None:
 def _read(engine: Any, token: str | None, table_id: str | None, viewers: frozenset[str], seq: int) -> Snapshot:
     """The table (by invite ``token`` or ``table_id``), its game and the players ``viewers``,
     in one transaction: what every stream of the table in this process draws from."""
-    with Session(engine, expire_on_commit=False) as session:
+    # (the feed's reads are the server's own work, not a request's: app.feed)
+    info = {"background": "tables.feed"} if token is None else {}
+    with Session(engine, expire_on_commit=False, info=info) as session:
         try:
             state = tables.read(session, token, table_id, open_only=False)
         except TableNotFoundError:
