@@ -225,7 +225,8 @@ class Seat:
                 self.see(Table.read(r.text))
             else:
                 self.tally.errors.append(f"{self.name} {kind}: {r.status_code} {r.text[:120]}")
-                self.see(Table.read(r.text))
+                # (no table in the answer, e.g. still busy after five tries: look again and act)
+                await self.look_again()
 
 
 def act(table: Table, rng: random.Random) -> tuple[str, dict[str, Any]] | None:
