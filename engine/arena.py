@@ -40,7 +40,8 @@ from .view import PlayerView
 ISMCTS = "ismcts"
 SHOOTER = "shooter"
 HARD0 = "hard0"
-SEAT_TYPES = (*BOTS, SHOOTER, HARD0, ISMCTS)
+HARD1 = "hard1"
+SEAT_TYPES = (*BOTS, SHOOTER, HARD0, HARD1, ISMCTS)
 QS = int(QUEEN_OF_SPADES)
 CHEAP_STOP_POINTS = 4
 """A stop of a moon is cheap when it takes at most this many points (and not the Q♠)."""
@@ -85,8 +86,8 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
         return IsmctsPlayer(game, ismcts_sims)
     if kind == SHOOTER:
         return ShooterBot()
-    if kind in (HARD0, "hard"):
-        kwargs: dict[str, Any] = {"classic": kind == HARD0}
+    if kind in (HARD0, HARD1, "hard"):
+        kwargs: dict[str, Any] = {"classic": kind == HARD0, "model": kind != HARD1}
         if hard_budget is not None:
             kwargs["budget"] = hard_budget
         return HardBot(**kwargs)
@@ -456,7 +457,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error(str(exc))
     cfg = {"rules": rules, "lineups": lineups, "seed": args.seed, "hard_budget": args.hard_budget,
            "ismcts_sims": args.ismcts_sims, "review": args.review}
-    hard_kinds = {"hard", HARD0} & {s for lu in lineups for s in lu}
+    hard_kinds = {"hard", HARD0, HARD1} & {s for lu in lineups for s in lu}
     head = {"deals": args.deals, "seed": args.seed, "seats": seats, "lineups": lineups, "rules": rules.to_dict(),
             "hard_budget": {k: args.hard_budget or HardBot(classic=k == HARD0).budget for k in sorted(hard_kinds)}
             if hard_kinds else None,

@@ -139,7 +139,7 @@ def test_a_stopped_run_resumes_to_the_same_results(capsys: pytest.CaptureFixture
 
     # stopped after three deals (the process killed while playing the fourth) ...
     cut = tmp_path / "cut.jsonl"
-    played = []
+    played: list[int] = []
 
     def stopping(k: int) -> dict[str, object]:
         if len(played) == 3:
