@@ -207,7 +207,11 @@ def test_a_reconnecting_page_gets_exactly_what_it_missed(database_url: str, tmp_
         stream = people[1].events(last=first.id)
         resumed = next(e for e in stream if e.name == "table")
         stream.close()
-        assert resumed.id is not None and int(resumed.id.split(".")[1]) == now.version
+        # the latest table (on a slow machine the server may meanwhile have played a turn for
+        # Bob, whose page has been closed longer than the grace: that move is in it too, and
+        # another may follow)
+        assert resumed.id is not None
+        assert now.version <= int(resumed.id.split(".")[1]) <= people[1].table().version
         # the moves it missed come as the playback of this one event, from the table it showed
         assert resumed.data.count('class="frame"') >= plays and 'data-base="previous"' in resumed.data
         # and a page that already shows the latest table gets no table again

@@ -37,13 +37,18 @@ def test_labels_follow_the_documented_thresholds() -> None:
     assert label(3.0) == "mistake" and label(5.0) == BLUNDER and label(13.0) == BLUNDER
 
 
-def test_dumping_the_queen_on_your_own_trick_is_a_blunder_and_the_low_spade_is_best() -> None:
+def test_dumping_the_queen_on_your_own_trick_is_a_blunder_and_the_low_spade_is_best(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # the full sample, whatever the machine's load (the time caps cut it short at load 20, and
+    # with fewer deals the 2♠ and the 6♠ can swap places: "good", not "best")
+    monkeypatch.setattr(coach, "MAX_WALL_SECONDS", 1e9)
     game = blunder_position()
     view = game.view(0)
     assert set(view.legal.codes()) == {"QS", "2S", "6S", "7S"}
-    bad = rate_play(view, Card("QS"), random.Random(1))
+    bad = rate_play(view, Card("QS"), random.Random(1), max_seconds=1e9)
     assert bad.label == BLUNDER and bad.best == ("2S",) and bad.lost >= 5
-    good = rate_play(view, Card("2S"), random.Random(1))
+    good = rate_play(view, Card("2S"), random.Random(1), max_seconds=1e9)
+    assert good.samples == coach.SAMPLES
     assert good.label == "best" and good.best == ("2S",)
 
 
