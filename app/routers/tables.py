@@ -390,7 +390,7 @@ async def events(request: Request, token: str, player: CurrentPlayer, last: str 
 
     # connected from now on (before the answer starts: a page that has its stream open is
     # never taken for absent)
-    await run_in_threadpool(_presence, engine, table_id, seat, player.id, utcnow() + tables.CONNECTED_FOR, True)
+    await run_in_threadpool(_presence, engine, table_id, seat, player.id, utcnow() + tables.CONNECTED_FOR, True, 1)
 
     async def stream() -> AsyncIterator[bytes]:
         nonlocal shown, seat
@@ -422,24 +422,26 @@ async def events(request: Request, token: str, player: CurrentPlayer, last: str 
                         seat = now_seat
                         renewed = loop_now
                         await run_in_threadpool(_presence, engine, table_id, seat, player.id,
-                                                utcnow() + tables.CONNECTED_FOR, True)
+                                                utcnow() + tables.CONNECTED_FOR, True, 1)
                     for chunk in chunks:
                         yield chunk
                     if ended:
                         return
             finally:
-                # gone (a closed tab, a lost connection): still "connected" for a moment, so a
-                # reload is not leaving; then a computer player takes the person's turns
+                # gone (a closed tab, a lost connection): if it was the person's last page,
+                # still "connected" for a moment, so a reload is not leaving; then a computer
+                # player takes the person's turns
                 await asyncio.shield(run_in_threadpool(_presence, engine, table_id, seat, player.id,
-                                                       utcnow() + tables.GONE_AFTER, True))
+                                                       utcnow() + tables.GONE_AFTER, True, -1))
 
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 
 
-def _presence(engine: Any, table_id: str, seat: int | None, player_id: str, until: Any, changed: bool) -> None:
+def _presence(engine: Any, table_id: str, seat: int | None, player_id: str, until: Any, changed: bool,
+              streams: int = 0) -> None:
     with Session(engine, expire_on_commit=False) as session:
-        tables.present(session, table_id, seat, player_id, until, arrived=changed)
+        tables.present(session, table_id, seat, player_id, until, arrived=changed, streams=streams)
 
 
 # ---- refusals ----------------------------------------------------------------------------------

@@ -282,3 +282,35 @@ def test_tables_nobody_is_connected_to_are_closed_then_cleaned_up(people: list[T
     assert session.exec(select(TableSeat)).first() is None
     # the host, idle for as long, goes too (their table no longer names them)
     assert session.get(Player, host_id) is None
+
+
+def test_a_person_is_connected_while_any_of_their_pages_is(people: list[TestClient], session: Session) -> None:
+    path = open_table(people[0])
+    seat_all(people, path)
+    state = state_of(session, path)
+    table_id, bob = state.table.id, state.seats[1].player_id
+
+    def bob_after_the_grace() -> bool:
+        session.expire_all()
+        later = state_of(session, path)
+        later.now = utcnow() + tables.GONE_AFTER + timedelta(seconds=1)
+        return later.connected(later.seats[1])
+
+    def page(streams: int) -> None:
+        until = utcnow() + (tables.CONNECTED_FOR if streams > 0 else tables.GONE_AFTER)
+        tables.present(session, table_id, 1, bob, until, arrived=True, streams=streams)
+
+    page(+1)
+    page(+1)
+    page(-1)  # one of two tabs closed: still there
+    assert bob_after_the_grace()
+    page(-1)  # the last one: away once a reload's grace is over
+    assert not bob_after_the_grace()
+    # a server process that died left a count behind: once its lease has run out, a new
+    # page counts from one, and closing it is leaving
+    session.exec(update(TableSeat).where(col(TableSeat.table_id) == table_id, col(TableSeat.seat) == 1)
+                 .values(connections=3, connected_until=utcnow() - timedelta(seconds=1)))
+    session.commit()
+    page(+1)
+    page(-1)
+    assert not bob_after_the_grace()
