@@ -314,3 +314,56 @@ def test_a_person_is_connected_while_any_of_their_pages_is(people: list[TestClie
     page(+1)
     page(-1)
     assert not bob_after_the_grace()
+
+
+def qr_modules(svg: str) -> set[tuple[int, int]]:
+    """The dark modules of a QR code drawn as segno draws SVG: a path of horizontal runs
+    (``M``/``m`` move, ``h`` draws a run), each row at its middle line; (row, column) pairs."""
+    path = re.search(r'<path [^>]*stroke="#000"[^>]*\bd="([^"]+)"', svg)  # (the other path: the white ground)
+    assert path is not None, svg
+    x = y = 0.0
+    dark = set()
+    for op, args in re.findall(r"([MmHhVv])([^MmHhVv]*)", path.group(1)):
+        nums = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", args)]
+        if op == "M":
+            x, y = nums
+        elif op == "m":
+            x, y = x + nums[0], y + nums[1]
+        elif op == "h":
+            dark |= {(int(y), int(x) + i) for i in range(int(nums[0]))}
+            x += nums[0]
+        else:
+            raise AssertionError(f"not a run of modules: {op}{args}")
+    return dark
+
+
+def test_the_host_sees_the_invite_link_as_a_qr_code_of_exactly_that_link(people: list[TestClient]) -> None:
+    import segno
+
+    host, bob = people[0], people[1]
+    path = open_table(host)
+    page = host.get(path).text
+    invite = re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', page)
+    img = re.search(r'<img class="qr" src="([^"]+)" alt="([^"]+)"', page)
+    assert invite is not None and img is not None
+    assert img.group(1) == f"{path}/qr.svg" and img.group(2) == "QR code of the invite link"
+    r = host.get(img.group(1))
+    assert r.status_code == 200 and r.headers["content-type"] == "image/svg+xml"
+    border = 4
+    served = {(row - border, col - border) for row, col in qr_modules(r.text)}
+    made = segno.make(invite.group(1), error="m", micro=False)
+    expected = {(row, col) for row, line in enumerate(made.matrix) for col, bit in enumerate(line) if bit}
+    assert served == expected
+    # (and not the code of another link: one character of the token changed)
+    other = invite.group(1)[:-1] + ("A" if invite.group(1)[-1] != "A" else "B")
+    assert served != {(row, col) for row, line in enumerate(segno.make(other, error="m", micro=False).matrix)
+                      for col, bit in enumerate(line) if bit}
+    # the same link in the host's language
+    it = host.get(f"/it{path}").text
+    assert f'src="/it{path}/qr.svg"' in it
+    assert qr_modules(host.get(f"/it{path}/qr.svg").text) != qr_modules(r.text)
+    # only for the host: a friend's page has no code, and asking for it is refused
+    assert "qr.svg" not in bob.get(path).text
+    refused = bob.get(f"{path}/qr.svg")
+    assert refused.status_code == 403 and refused.headers["content-type"].startswith("text/html")
+    assert "Only the host can do that." in refused.text and "qr.svg" not in refused.text
