@@ -557,26 +557,52 @@ def close_idle(session: Session, idle: timedelta = IDLE_CLOSE) -> int:
     return len(ids)
 
 
+def lapsed(session: Session, since: datetime, now: datetime) -> list[str]:
+    """The open tables where somebody stopped counting as connected between ``since`` and
+    ``now`` (the grace after their last page closed ran out, or a lost process's lease):
+    their pages are told, so everybody sees that person away without waiting for a move."""
+    ids = list(session.exec(select(TableSeat.table_id).distinct()
+                            .join(FriendTable, col(FriendTable.id) == col(TableSeat.table_id))
+                            .where(col(FriendTable.status) == "open", col(TableSeat.player_id).is_not(None),
+                                   col(TableSeat.connected_until) > since, col(TableSeat.connected_until) <= now)))
+    session.commit()
+    if not ids:
+        return []
+    with writing(session):
+        for table_id in ids:
+            session.exec(update(FriendTable).where(col(FriendTable.id) == table_id).values(rev=FriendTable.rev + 1))
+            BROKER.announce(session, table_id)
+        session.commit()
+    for table_id in ids:
+        BROKER.committed(session, table_id)
+    return ids
+
+
 async def watch(engine: Engine, ctx: Context, every: float = 0.5) -> None:
-    """Each server process's loop: the late and absent turns of every table, and idle tables
-    closed.  Several processes may run it at once: the version guard stores each turn once."""
+    """Each server process's loop: the late and absent turns of every table, presence that
+    ran out told, and idle tables closed.  Several processes may run it at once: the version
+    guard stores each turn once (and a lapse told twice is one more look at the seats)."""
     idle_check = 0.0
+    since = utcnow()
     while True:
         try:
-            await asyncio.to_thread(_watch_once, engine, ctx, idle_check <= 0)
+            now = utcnow()
+            await asyncio.to_thread(_watch_once, engine, ctx, idle_check <= 0, since, now)
+            since = now
             idle_check = idle_check - every if idle_check > 0 else 60.0
         except Exception:  # a failed round is tried again at the next one; the server goes on
             log.exception("the tables' watch failed")
         await asyncio.sleep(every)
 
 
-def _watch_once(engine: Engine, ctx: Context, idle: bool) -> None:
+def _watch_once(engine: Engine, ctx: Context, idle: bool, since: datetime, now: datetime) -> None:
     with Session(engine, expire_on_commit=False) as session:
         for table_id in due_tables(session):
             try:
                 play_for_absent(session, table_id, ctx)
             except StaleStateError:
                 session.rollback()
+        lapsed(session, since, now)
         if idle:
             close_idle(session)
 

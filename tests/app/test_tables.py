@@ -306,6 +306,15 @@ def test_a_person_is_connected_while_any_of_their_pages_is(people: list[TestClie
     assert bob_after_the_grace()
     page(-1)  # the last one: away once a reload's grace is over
     assert not bob_after_the_grace()
+    # when the grace runs out, every page at the table is told (the seats' revision goes up)
+    rev = state_of(session, path).table.rev
+    now = utcnow()
+    assert tables.lapsed(session, now - timedelta(seconds=1), now) == []
+    later = now + tables.GONE_AFTER + timedelta(seconds=1)
+    assert tables.lapsed(session, now, later) == [table_id]
+    session.expire_all()
+    assert state_of(session, path).table.rev == rev + 1
+    assert tables.lapsed(session, later, later + tables.CONNECTED_FOR) == []  # (told once)
     # a server process that died left a count behind: once its lease has run out, a new
     # page counts from one, and closing it is leaving
     session.exec(update(TableSeat).where(col(TableSeat.table_id) == table_id, col(TableSeat.seat) == 1)
