@@ -236,10 +236,13 @@ def test_a_friend_who_opens_the_link_sees_the_form_to_take_a_seat_first(
         # seated: the form is gone (an event drawn before he sat may show it a moment longer)
         # and the table comes first again
         expect(friend.locator("form.join")).to_have_count(0, timeout=15_000)
-        table = friend.locator("#table").bounding_box()
-        people = friend.locator("#people").bounding_box()
-        assert table is not None and people is not None
-        assert table["y"] < people["y"] or table["x"] < people["x"]
+        # (measured in the page, between the live swaps of the table and the people's panel)
+        friend.wait_for_function("""() => {
+            const t = document.querySelector('#table'), p = document.querySelector('#people');
+            if (!t || !p || document.querySelector('form.join')) return false;
+            const a = t.getBoundingClientRect(), b = p.getBoundingClientRect();
+            return a.top < b.top || a.left < b.left;
+        }""", timeout=15_000)
         assert errors == []
     finally:
         for c in made:
