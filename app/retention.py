@@ -63,7 +63,7 @@ def clean(engine: Engine, days: float, now: datetime | None = None, dry_run: boo
     """Delete what is older than ``days``; returns how much (or would, with ``dry_run``)."""
     cutoff = (now or utcnow()) - timedelta(days=days)
     removed = Removed()
-    with Session(engine) as session:
+    with Session(engine, info={"background": "retention"}) as session:
         stale_game = (col(GameRecord.status) != "finished", col(GameRecord.updated_at) < cutoff)
         while True:
             # look-up and delete in one short transaction, so what is deleted is what was found

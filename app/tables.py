@@ -557,7 +557,8 @@ async def watch(engine: Engine, ctx: Context, every: float = 0.5) -> None:
 
 
 def _watch_once(engine: Engine, ctx: Context, idle: bool) -> None:
-    with Session(engine, expire_on_commit=False) as session:
+    # marked as the server's own work, not a request's (tests count a request's sessions)
+    with Session(engine, expire_on_commit=False, info={"background": "tables.watch"}) as session:
         for table_id in due_tables(session):
             try:
                 play_for_absent(session, table_id, ctx)

@@ -38,6 +38,12 @@ def said(s: Surface) -> list[str]:
     return list(s.evaluate("window.__said"))
 
 
+def wait_said(s: Surface, start: str, timeout: float = 10_000) -> None:
+    """Wait until a message beginning with ``start`` has been said: the polite region takes
+    one message at a time (a short gap between them), so it may come after the table shows."""
+    s.wait_for_function("(t) => window.__said.some(m => m.startsWith(t))", arg=start, timeout=timeout)
+
+
 def alerted(s: Surface) -> list[str]:
     return list(s.evaluate("window.__alerts"))
 

@@ -13,7 +13,7 @@ from playwright.sync_api import Page
 from app import i18n
 from app.presenter import CARD_NAMES, capital
 
-from .table import RECORD_SPEECH, new_game, phase, said, version, wait_idle, wait_new_version
+from .table import RECORD_SPEECH, new_game, phase, said, version, wait_idle, wait_new_version, wait_said
 
 AXE = Path(__file__).parent / "vendor" / "axe-core-4.14.1" / "axe.min.js"
 
@@ -51,7 +51,7 @@ def test_a_whole_round_with_the_keyboard_alone(page: Page, base_url: str) -> Non
     page.keyboard.press("Enter")
     page.wait_for_selector("#table[data-phase=pass]")
     wait_idle(page)
-    assert "Shuffling the deck." in said(page)
+    wait_said(page, "Shuffling the deck.")
 
     # the hand is one tab stop: exactly one card is in the tab order, and it has the focus
     hand = page.locator(".stage .hand .in-hand")

@@ -9,7 +9,7 @@ from engine import Game, Rules
 
 from ..bots.test_coach import BLUNDER_DEAL
 from .rig import decisive_last_trick, rig
-from .table import CORNER, RECORD_SPEECH, new_game, phase, said, version, wait_idle, wait_new_version
+from .table import CORNER, RECORD_SPEECH, new_game, phase, version, wait_idle, wait_new_version, wait_said
 
 PRACTICE = "Practice game: not counted in your records"
 
@@ -33,7 +33,7 @@ def test_hint_and_undo_in_a_practice_game_by_mouse_and_keyboard(page: Page, base
     expect(page.locator(".hint-text")).to_contain_text("Hint:", timeout=60_000)  # Hard thinks in the pool
     chosen = hinted(page)
     assert len(chosen) == 3 and set(chosen) <= set(hand_codes(page))
-    assert any(s.startswith("Hint:") for s in said(page))
+    wait_said(page, "Hint:")
     for code in chosen:
         page.locator(f".stage .hand .in-hand[data-card='{code}']").click(position=CORNER)
     before = version(page)
@@ -54,7 +54,7 @@ def test_hint_and_undo_in_a_practice_game_by_mouse_and_keyboard(page: Page, base
     wait_new_version(page, before)
     assert card in hand_codes(page) and phase(page) == "play"
     assert version(page) == before + 1
-    assert any(s.startswith("Taken back.") for s in said(page))
+    wait_said(page, "Taken back.")
     # Undo by keyboard (U), again: back to the pass, the three cards in the hand
     before = version(page)
     page.locator("body").press("u")
