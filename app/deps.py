@@ -7,8 +7,9 @@ dependencies and its route (see :mod:`app.limits` for why that matters).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import UTC
-from typing import Annotated
+from typing import Annotated, TypeVar
 
 from fastapi import Depends, Request
 from fastapi.concurrency import run_in_threadpool
@@ -73,10 +74,15 @@ SessionDep = Annotated[Session, Depends(_session)]
 ThinkerDep = Annotated[Thinker, Depends(_thinker)]
 
 
-async def get_context(request: Request, settings: SettingsDep, thinker: ThinkerDep) -> services.Context:
+def context_of(request: Request) -> services.Context:
     """What the services need besides the session: the client the rate limits count
     against (:mod:`app.limits`), the settings and the worker pool."""
-    return services.Context(client=client_key(request.scope), settings=settings, thinker=thinker)
+    return services.Context(client=client_key(request.scope), settings=get_settings(request),
+                            thinker=get_thinker(request))
+
+
+async def get_context(request: Request) -> services.Context:
+    return context_of(request)
 
 
 ContextDep = Annotated[services.Context, Depends(get_context)]
@@ -116,6 +122,12 @@ def player_id_from_cookie(settings: Settings, value: str | None) -> str | None:
 
 
 def get_player(request: Request, session: SessionDep, settings: SettingsDep) -> Player:
+    """The player named by the request's token (header or cookie): :func:`player_of` as a
+    dependency, in a thread-pool hop of its own (the routes that do little else)."""
+    return player_of(request, session, settings)
+
+
+def player_of(request: Request, session: Session, settings: Settings) -> Player:
     """The player named by the request's token (header or cookie).
 
     A request without a valid token gets a new player that exists only in memory, with a
@@ -151,3 +163,18 @@ def get_player(request: Request, session: SessionDep, settings: SettingsDep) -> 
 
 
 CurrentPlayer = Annotated[Player, Depends(get_player)]
+
+T = TypeVar("T")
+
+
+async def as_player(request: Request, work: Callable[[Session, Player, services.Context], T]) -> T:
+    """``work(session, player, context)`` for the request's player, the player's lookup and
+    the work in one thread-pool hop: the JSON API's routes, where the dependencies above
+    (FastAPI solves their tree again for every request) and a hop for the lookup alone were
+    most of an action's CPU (docs/benchmarks.md, "CPU per action")."""
+    def lookup_and_work() -> T:
+        session = get_session(request)
+        settings = get_settings(request)
+        return work(session, player_of(request, session, settings), context_of(request))
+
+    return await run_in_threadpool(lookup_and_work)

@@ -101,9 +101,11 @@ def create_app(settings: Settings) -> FastAPI:
     app.mount("/static", StaticFiles(directory=str(ROOT / "static")), name="static")
     app.state.templates.env.globals["csrf_token"] = lambda player_id: csrf_token(settings.secret_key, player_id)
     csrf = [Depends(require_csrf)]
+    # the JSON API first: a request is matched against the routes in order, and the page's
+    # routers have ~30 between them (none under /api/, so the order changes no answer)
+    app.include_router(api.router, dependencies=csrf)
     app.include_router(pages.router, dependencies=csrf)
     app.include_router(learn.router, dependencies=csrf)
-    app.include_router(api.router, dependencies=csrf)
     app.include_router(table_pages.router, dependencies=csrf)
     app.include_router(health.router)
     errors.install(app, page=_refused, game_state=api.game_state)

@@ -118,6 +118,9 @@ class TableSeat(SQLModel, table=True):
     name: str | None = Field(default=None, max_length=64)
     connected_until: datetime | None = Field(default=None)
     """The person counts as connected until then (their page's event stream renews it)."""
+    connections: int = Field(default=0)
+    """How many of the person's pages have their event stream open, in every server process:
+    only the last one closing starts the reload's grace (:func:`app.tables.present`)."""
     moons_counted: int = Field(default=0)
     """How many of this seat's moons in the current game are in the person's records."""
 

@@ -69,8 +69,12 @@ styles cannot run code.  Scripts come only from /static: no inline ``<script>``,
 ``on…=`` handlers, no eval."""
 
 
+@functools.lru_cache(maxsize=4096)
 def csrf_token(secret_key: str, player_id: str) -> str:
-    """The player's token: stable for the player, unforgeable without the secret key."""
+    """The player's token: stable for the player, unforgeable without the secret key.
+
+    Kept for the process's recent players: an API action computed it twice (the CSRF check,
+    then the answer's header), an HMAC each time."""
     mac = hmac.new(secret_key.encode(), b"csrf/" + player_id.encode(), hashlib.sha256).digest()
     return urlsafe_b64encode(mac[:24]).decode()
 

@@ -97,8 +97,15 @@ def new_id() -> str:
 
 # ---- players and records ------------------------------------------------------------------
 
+# An action's two lookups by primary key, built once: ``session.get`` builds its statement
+# again on every call, ~1.5x the cost of running a prepared one (docs/benchmarks.md, "CPU
+# per action").  A request's session is new, so there is no loaded object to return instead.
+_PLAYER_BY_ID = select(Player).where(col(Player.id) == bindparam("id"))
+_GAME_BY_ID = select(GameRecord).where(col(GameRecord.id) == bindparam("id"))
+
+
 def get_player(session: Session, player_id: str | None) -> Player | None:
-    return session.get(Player, player_id) if player_id else None
+    return session.exec(_PLAYER_BY_ID, params={"id": player_id}).first() if player_id else None
 
 
 def create_player(session: Session) -> Player:
@@ -266,7 +273,10 @@ def load_game(rec: GameRecord) -> Game:
 
 def find_game(session: Session, player: Player, game_id: str | None) -> GameRecord:
     """The game ``game_id`` of this player, or their current one when ``game_id`` is None."""
-    rec = current_game(session, player) if game_id is None else session.get(GameRecord, game_id)
+    if game_id is None:
+        rec = current_game(session, player)
+    else:
+        rec = session.exec(_GAME_BY_ID, params={"id": game_id}).first()
     if rec is None or rec.player_id != player.id or rec.table_id is not None:
         raise GameNotFoundError(f"no game {game_id!r}" if game_id else "you have no game yet; start one")
     return rec

@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
 
-from sqlalchemy import update
+from sqlalchemy import case, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col, select
 
@@ -253,7 +253,7 @@ def join(session: Session, state: TableState, player: Player, seat: int, name: s
                              .where(col(TableSeat.table_id) == state.table.id, col(TableSeat.seat) == seat,
                                     col(TableSeat.player_id).is_(None), col(TableSeat.person).is_(True))
                              .values(player_id=player.id, name=shown, connected_until=utcnow() + GONE_AFTER,
-                                     moons_counted=_moons_so_far(state, seat)))
+                                     connections=0, moons_counted=_moons_so_far(state, seat)))
         if taken.rowcount != 1:
             session.rollback()
             raise TableError(_("That seat is not free any more; choose another."), "seat_taken")
@@ -280,7 +280,7 @@ def remove(session: Session, state: TableState, player: Player, seat: int) -> Ta
         raise TableError(_("The host cannot leave the table; close it instead."), "host_stays")
     with writing(session):
         session.exec(update(TableSeat).where(col(TableSeat.table_id) == state.table.id, col(TableSeat.seat) == seat)
-                     .values(player_id=None, name=None, connected_until=None))
+                     .values(player_id=None, name=None, connected_until=None, connections=0))
         _touch(session, state)
         session.commit()
     BROKER.committed(session, state.table.id)
@@ -313,16 +313,30 @@ def _close(session: Session, table_id: str) -> None:
 # ---- presence ------------------------------------------------------------------------------
 
 def present(session: Session, table_id: str, seat: int | None, player_id: str | None, until: datetime,
-            arrived: bool = False) -> None:
+            arrived: bool = False, streams: int = 0) -> None:
     """A page of the person at ``seat`` is connected until ``until`` (renewed while it is);
-    ``arrived``/a short ``until`` on leaving: the others are told who is there."""
+    ``arrived``/a short ``until`` on leaving: the others are told who is there.
+
+    ``streams``: +1 when a page's stream opens, -1 when it closes.  The seat counts its
+    person's open streams (every tab, every server process): a closing one shortens
+    ``until`` to the reload's grace only if it was the last.  A count left behind by a
+    server process that died runs out with its lease: a stream opening after the lease
+    ended counts from one."""
     now = utcnow()
     with writing(session):
         values: dict[str, object] = {"seen_at": now}
         if seat is not None and player_id is not None:
+            conn = col(TableSeat.connections)
+            lease = col(TableSeat.connected_until)
+            seat_values: dict[str, object] = {"connected_until": until}
+            if streams > 0:
+                seat_values["connections"] = case((lease > now, conn + 1), else_=1)
+            elif streams < 0:
+                seat_values["connections"] = case((conn > 1, conn - 1), else_=0)
+                seat_values["connected_until"] = case((conn > 1, lease), else_=until)
             session.exec(update(TableSeat).where(col(TableSeat.table_id) == table_id, col(TableSeat.seat) == seat,
                                                  col(TableSeat.player_id) == player_id)
-                         .values(connected_until=until))
+                         .values(**seat_values))
             if arrived:
                 values["rev"] = FriendTable.rev + 1
         session.exec(update(FriendTable).where(col(FriendTable.id) == table_id).values(**values))
@@ -564,20 +578,45 @@ def close_idle(session: Session, idle: timedelta = IDLE_CLOSE) -> int:
     return len(ids)
 
 
+def lapsed(session: Session, since: datetime, now: datetime) -> list[str]:
+    """The open tables where somebody stopped counting as connected between ``since`` and
+    ``now`` (the grace after their last page closed ran out, or a lost process's lease):
+    their pages are told, so everybody sees that person away without waiting for a move."""
+    ids = list(session.exec(select(TableSeat.table_id).distinct()
+                            .join(FriendTable, col(FriendTable.id) == col(TableSeat.table_id))
+                            .where(col(FriendTable.status) == "open", col(TableSeat.player_id).is_not(None),
+                                   col(TableSeat.connected_until) > since, col(TableSeat.connected_until) <= now)))
+    session.commit()
+    if not ids:
+        return []
+    with writing(session):
+        for table_id in ids:
+            session.exec(update(FriendTable).where(col(FriendTable.id) == table_id).values(rev=FriendTable.rev + 1))
+            BROKER.announce(session, table_id)
+        session.commit()
+    for table_id in ids:
+        BROKER.committed(session, table_id)
+    return ids
+
+
 async def watch(engine: Engine, ctx: Context, every: float = 0.5) -> None:
-    """Each server process's loop: the late and absent turns of every table, and idle tables
-    closed.  Several processes may run it at once: the version guard stores each turn once."""
+    """Each server process's loop: the late and absent turns of every table, presence that
+    ran out told, and idle tables closed.  Several processes may run it at once: the version
+    guard stores each turn once (and a lapse told twice is one more look at the seats)."""
     idle_check = 0.0
+    since = utcnow()
     while True:
         try:
-            await asyncio.to_thread(_watch_once, engine, ctx, idle_check <= 0)
+            now = utcnow()
+            await asyncio.to_thread(_watch_once, engine, ctx, idle_check <= 0, since, now)
+            since = now
             idle_check = idle_check - every if idle_check > 0 else 60.0
         except Exception:  # a failed round is tried again at the next one; the server goes on
             log.exception("the tables' watch failed")
         await asyncio.sleep(every)
 
 
-def _watch_once(engine: Engine, ctx: Context, idle: bool) -> None:
+def _watch_once(engine: Engine, ctx: Context, idle: bool, since: datetime, now: datetime) -> None:
     # marked as the server's own work, not a request's (tests count a request's sessions)
     with Session(engine, expire_on_commit=False, info={"background": "tables.watch"}) as session:
         for table_id in due_tables(session):
@@ -585,6 +624,7 @@ def _watch_once(engine: Engine, ctx: Context, idle: bool) -> None:
                 play_for_absent(session, table_id, ctx)
             except StaleStateError:
                 session.rollback()
+        lapsed(session, since, now)
         if idle:
             close_idle(session)
 

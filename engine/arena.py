@@ -40,7 +40,8 @@ from .view import PlayerView
 ISMCTS = "ismcts"
 SHOOTER = "shooter"
 HARD0 = "hard0"
-SEAT_TYPES = (*BOTS, SHOOTER, HARD0, ISMCTS)
+HARD1 = "hard1"
+SEAT_TYPES = (*BOTS, SHOOTER, HARD0, HARD1, ISMCTS)
 QS = int(QUEEN_OF_SPADES)
 CHEAP_STOP_POINTS = 4
 """A stop of a moon is cheap when it takes at most this many points (and not the Q♠)."""
@@ -85,8 +86,8 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
         return IsmctsPlayer(game, ismcts_sims)
     if kind == SHOOTER:
         return ShooterBot()
-    if kind in (HARD0, "hard"):
-        kwargs: dict[str, Any] = {"classic": kind == HARD0}
+    if kind in (HARD0, HARD1, "hard"):
+        kwargs: dict[str, Any] = {"classic": kind == HARD0, "model": kind != HARD1}
         if hard_budget is not None:
             kwargs["budget"] = hard_budget
         return HardBot(**kwargs)
@@ -403,8 +404,14 @@ def parser(rules: type[Rules] = Rules) -> argparse.ArgumentParser:
                    help="rate every decision with the hand review's coach (engine.bots.coach) and report each seat "
                         "type's mean expected points lost per decision")
     p.add_argument("--save", metavar="PATH",
-                   help="also write every deal's rounds to PATH as it finishes (JSON lines), then the result")
+                   help="also write every deal's rounds to PATH as it finishes (JSON lines, appended and "
+                        "flushed), then the result; if PATH holds this run already (stopped or shorter), the "
+                        "deals in it are kept and only the others played")
     p.add_argument("--report", metavar="PATH", help="print the result of a run saved with --save (even unfinished)")
+    p.add_argument("--resume", metavar="PATH",
+                   help="continue the run saved in PATH with the settings saved there (the deals already in it "
+                        "are kept, the others played and appended); --deals N extends it, --workers and --json "
+                        "apply; the same as running the command that started it again")
     add_rule_flags(p, rules)
     return p
 
@@ -420,8 +427,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.json:
             print(json.dumps(summary))
         return 0
+    if args.resume:
+        try:
+            resume_args(args, p.parse_args([]), args.resume)
+        except (OSError, ValueError) as exc:
+            p.error(str(exc))
     try:
-        rules = build_rules(args)
+        rules = Rules.from_dict(args.saved_rules) if args.resume else build_rules(args)
     except RulesError as exc:
         p.error(str(exc))
     seats = [s.strip().lower() for s in args.seats.split(",")]
@@ -445,32 +457,41 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error(str(exc))
     cfg = {"rules": rules, "lineups": lineups, "seed": args.seed, "hard_budget": args.hard_budget,
            "ismcts_sims": args.ismcts_sims, "review": args.review}
-    hard_kinds = {"hard", HARD0} & {s for lu in lineups for s in lu}
+    hard_kinds = {"hard", HARD0, HARD1} & {s for lu in lineups for s in lu}
     head = {"deals": args.deals, "seed": args.seed, "seats": seats, "lineups": lineups, "rules": rules.to_dict(),
             "hard_budget": {k: args.hard_budget or HardBot(classic=k == HARD0).budget for k in sorted(hard_kinds)}
             if hard_kinds else None,
-            "ismcts_sims": args.ismcts_sims if any(ISMCTS in lu for lu in lineups) else None}
-    save = open(args.save, "w", encoding="utf-8") if args.save else None  # noqa: SIM115 (written deal by deal)
-    if save:
-        save.write(json.dumps({"config": head}) + "\n")
+            "ismcts_sims": args.ismcts_sims if any(ISMCTS in lu for lu in lineups) else None,
+            "options": {"hard_budget": args.hard_budget, "review": args.review}}
+    done: list[dict[str, Any]] = []
+    save = None
+    if args.save:
+        try:
+            done, save = open_save(args.save, head)
+        except (OSError, ValueError) as exc:
+            p.error(str(exc))
+        if done:
+            print(f"{args.save}: {len(done)} deals already played, resuming", file=sys.stderr)
+    todo = [k for k in range(args.deals) if k not in {r["deal"] for r in done}]
     t0 = time.perf_counter()
-    results = []
+    results = list(done)
+
+    def finished(r: dict[str, Any]) -> None:
+        results.append(r)
+        if save:
+            save.write(json.dumps(r) + "\n")
+            save.flush()
+
     try:
         if args.workers > 1:
             with multiprocessing.Pool(args.workers, initializer=_init_worker, initargs=(cfg,)) as pool:
-                for r in pool.imap_unordered(play_deal, range(args.deals), chunksize=1):
-                    results.append(r)
-                    if save:
-                        save.write(json.dumps(r) + "\n")
-                        save.flush()
+                for r in pool.imap_unordered(play_deal, todo, chunksize=1):
+                    finished(r)
         else:
             _init_worker(cfg)
-            for k in range(args.deals):
-                results.append(play_deal(k))
-                if save:
-                    save.write(json.dumps(results[-1]) + "\n")
-                    save.flush()
-        summary = report(head, results, time.perf_counter() - t0)
+            for k in todo:
+                finished(play_deal(k))
+        summary = report(head, [r for r in results if r["deal"] < args.deals], time.perf_counter() - t0)
         if save:
             save.write(json.dumps({"summary": summary}) + "\n")
     finally:
@@ -508,23 +529,87 @@ def report(head: dict[str, Any], results: list[dict[str, Any]], elapsed: float |
     return summary
 
 
+def read_saved(path: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]], int]:
+    """A file written by ``--save``: its settings (the last ``config`` line), the deals
+    finished in it (each once, those beyond the settings' ``deals`` left out) and the
+    length of its complete lines (a last line without its newline is a deal being
+    written when the run stopped, and is not counted)."""
+    with open(path, "rb") as f:
+        data = f.read()
+    complete = data.rfind(b"\n") + 1
+    head: dict[str, Any] | None = None
+    deals: dict[int, dict[str, Any]] = {}
+    for line in data[:complete].decode("utf-8").splitlines():
+        if not line.strip():
+            continue
+        try:
+            item = json.loads(line)
+        except json.JSONDecodeError:
+            raise ValueError(f"{path}: not a file written by --save (a line is not JSON)") from None
+        if "config" in item:
+            head = item["config"]
+        elif "deal" in item:
+            deals.setdefault(item["deal"], item)
+    if head is not None:
+        deals = {k: r for k, r in deals.items() if k < head["deals"]}
+    return head, [deals[k] for k in sorted(deals)], complete
+
+
+def open_save(path: str, head: dict[str, Any]) -> tuple[list[dict[str, Any]], Any]:
+    """Open ``--save PATH`` for the run ``head``: a new file gets the settings line; a file
+    holding the same run (the same settings, any number of deals) is continued after its
+    last complete line, and its finished deals are returned so that they are not played
+    again.  A file holding another run is refused, not overwritten."""
+    try:
+        saved, done, complete = read_saved(path)
+    except FileNotFoundError:
+        saved, done, complete = None, [], 0
+    if saved is None and complete:
+        raise ValueError(f"{path}: holds no arena run; choose another file for --save")
+    if saved is None:
+        f = open(path, "w", encoding="utf-8")  # noqa: SIM115 (written deal by deal)
+        f.write(json.dumps({"config": head}) + "\n")
+        f.flush()
+        return [], f
+    want = json.loads(json.dumps(head))
+    differ = sorted(k for k in set(want) | set(saved) if k != "deals" and want.get(k) != saved.get(k))
+    if differ:
+        raise ValueError(f"{path}: holds another run (settings differ: {', '.join(differ)}); "
+                         "choose another file for --save, or --resume it")
+    with open(path, "r+b") as raw:
+        raw.truncate(complete)  # a deal cut off in the middle of its line is played again
+    f = open(path, "a", encoding="utf-8")  # noqa: SIM115 (written deal by deal)
+    if saved["deals"] != want["deals"]:
+        f.write(json.dumps({"config": head}) + "\n")  # the run extended (or shortened)
+        f.flush()
+    return [r for r in done if r["deal"] < head["deals"]], f
+
+
+def resume_args(args: argparse.Namespace, defaults: argparse.Namespace, path: str) -> None:
+    """``--resume PATH``: the settings of the run saved in ``path`` in ``args`` (``--deals``
+    given on the command line wins, to extend the run)."""
+    head, _, _ = read_saved(path)
+    if head is None:
+        raise ValueError(f"{path}: no arena run saved there")
+    opts = head.get("options", {})
+    lineups = head["lineups"]
+    args.save = path
+    args.seats = ",".join(head["seats"])
+    args.paired = lineups[1][0] if len(lineups) > 1 else None
+    args.seed = head["seed"]
+    if args.deals == defaults.deals:
+        args.deals = head["deals"]
+    args.hard_budget = opts.get("hard_budget")
+    args.review = bool(opts.get("review"))
+    if head.get("ismcts_sims") is not None:
+        args.ismcts_sims = head["ismcts_sims"]
+    args.saved_rules = head["rules"]
+
+
 def report_file(path: str) -> dict[str, Any]:
     """``--report``: the summary of a file written by ``--save``, finished or not (the
     deals played so far)."""
-    head: dict[str, Any] | None = None
-    results = []
-    with open(path, encoding="utf-8") as f:
-        for line in f:
-            if not line.strip():
-                continue
-            try:
-                item = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a line cut short by a run still going
-            if "config" in item:
-                head = item["config"]
-            elif "deal" in item:
-                results.append(item)
+    head, results, _ = read_saved(path)
     if head is None or not results:
         raise ValueError(f"{path}: no arena run saved there (or no deal finished yet)")
     return report(head, results, None)

@@ -3,18 +3,20 @@ through the whole ASGI app (every middleware, the dependencies, the routes, a re
 SQLite file in WAL mode), by a client that builds the ASGI messages itself, so nearly all
 the CPU measured is the server's.
 
-    python -m tools.profile_api [--games 6] [--json]
+    python -m tools.profile_api [--games 6] [--loop auto|asyncio|uvloop] [--json]
     py-spy record --rate 250 --format raw -o /tmp/api.txt -- python -m tools.profile_api
 
 The figure is the process's CPU time over the actions (no network, no uvicorn: below the
 load test's, which includes the HTTP server); use it to compare trees in one run, and
-``py-spy`` (all threads: the routes run in the thread pool) to see where it goes.
+``py-spy`` (all threads: the routes run in the thread pool) to see where it goes.  The
+event loop is uvloop when it is installed, as uvicorn's ``--loop auto`` picks it.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import importlib.util
 import json
 import os
 import random
@@ -115,6 +117,8 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--games", type=int, default=6, help="whole games played (default 6)")
     ap.add_argument("--seed", type=int, default=7)
+    ap.add_argument("--loop", choices=("auto", "asyncio", "uvloop"), default="auto",
+                    help="the event loop (auto: uvloop if installed, as uvicorn chooses)")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
@@ -129,12 +133,21 @@ def main() -> None:
                 actions = await play(app, args.games, args.seed)
                 return actions, time.process_time() - cpu, time.perf_counter() - wall
 
-        actions, cpu, wall = asyncio.run(run())
+        loop = args.loop
+        if loop == "auto":
+            loop = "uvloop" if importlib.util.find_spec("uvloop") else "asyncio"
+        if loop == "uvloop":
+            import uvloop
+            actions, cpu, wall = uvloop.run(run())
+        else:
+            actions, cpu, wall = asyncio.run(run())
         app.state.db_engine.dispose()
-    result = {"games": args.games, "actions": actions, "cpu_ms_per_action": round(cpu * 1000 / actions, 3),
+    result = {"games": args.games, "loop": loop, "actions": actions,
+              "cpu_ms_per_action": round(cpu * 1000 / actions, 3),
               "wall_ms_per_action": round(wall * 1000 / actions, 3), "load_average": os.getloadavg()[0]}
     print(json.dumps(result) if args.json else
-          f"{actions} actions: CPU {result['cpu_ms_per_action']} ms per action, wall {result['wall_ms_per_action']} ms "
+          f"{actions} actions ({loop}): CPU {result['cpu_ms_per_action']} ms per action, "
+          f"wall {result['wall_ms_per_action']} ms "
           f"(load average {result['load_average']:.2f})")
 
 

@@ -12,14 +12,16 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from fastapi import APIRouter, Request, Response, status
 from pydantic import BaseModel, ConfigDict, Field
+from sqlmodel import Session
 
 from engine import Card, CardSet
 from engine import events as ev
 
 from .. import coaching, review_view, services
-from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
+from ..deps import CurrentPlayer, SessionDep, as_player, get_session
+from ..models import Player
 from ..options import OptionsBase, Whole, options_model
-from ..services import GameNotFoundError, Outcome
+from ..services import Context, GameNotFoundError, Outcome
 
 router = APIRouter(prefix="/api/v1", tags=["game"])
 
@@ -154,49 +156,60 @@ def answer(outcome: Outcome, status_code: int = status.HTTP_200_OK) -> Response:
     return Response(game_out(outcome).model_dump_json(), status_code, media_type="application/json")
 
 
+# The game's routes are ``async def`` with no dependencies of their own (the CSRF check is the
+# router's): :func:`app.deps.as_player` looks the player up and does the route's work in one
+# thread-pool hop, where the dependencies took one hop for the lookup and one for the route.
+
 @router.post("/games", status_code=status.HTTP_201_CREATED, response_model=GameOut, responses=CREATE_ERRORS)
-def start_game(options: GameOptions, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
+async def start_game(options: GameOptions, request: Request) -> Response:
     """Deal a new game (abandoning the one in progress) and let the computer players act."""
-    return answer(services.start_game(session, player, options.rules(), options.difficulty, seed=options.seed,
-                                      replaces=options.replaces, practice=options.practice or None, ctx=ctx),
-                  status.HTTP_201_CREATED)
+    return await as_player(request, lambda session, player, ctx: answer(services.start_game(
+        session, player, options.rules(), options.difficulty, seed=options.seed, replaces=options.replaces,
+        practice=options.practice or None, ctx=ctx), status.HTTP_201_CREATED))
 
 
-@router.get("/games/current", response_model=GameOut, responses=ERRORS)
-def current_game(session: SessionDep, player: CurrentPlayer) -> Response:
-    """The game this player would resume."""
-    rec = services.find_game(session, player, None)
-    return answer(Outcome(rec, services.load_game(rec)))
-
-
-@router.get("/games/{game_id}", response_model=GameOut, responses=ERRORS)
-def get_game(game_id: str, session: SessionDep, player: CurrentPlayer) -> Response:
+def _shown(session: Session, player: Player, game_id: str | None) -> Response:
     rec = services.find_game(session, player, game_id)
     return answer(Outcome(rec, services.load_game(rec)))
 
 
+@router.get("/games/current", response_model=GameOut, responses=ERRORS)
+async def current_game(request: Request) -> Response:
+    """The game this player would resume."""
+    return await as_player(request, lambda session, player, ctx: _shown(session, player, None))
+
+
+@router.get("/games/{game_id}", response_model=GameOut, responses=ERRORS)
+async def get_game(game_id: str, request: Request) -> Response:
+    return await as_player(request, lambda session, player, ctx: _shown(session, player, game_id))
+
+
 @router.post("/games/{game_id}/pass", response_model=GameOut, responses=ERRORS)
-def pass_cards(game_id: str, body: PassBody, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
+async def pass_cards(game_id: str, body: PassBody, request: Request) -> Response:
     """Pass three cards; the computer players pass too and play up to your turn."""
-    return answer(services.pass_cards(session, player, game_id, body.version, body.cards, ctx))
+    return await as_player(request, lambda session, player, ctx: answer(
+        services.pass_cards(session, player, game_id, body.version, body.cards, ctx)))
 
 
 @router.post("/games/{game_id}/play", response_model=GameOut, responses=ERRORS)
-def play_card(game_id: str, body: PlayBody, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
+async def play_card(game_id: str, body: PlayBody, request: Request) -> Response:
     """Play a card; the computer players then play up to your next turn or the end of the hand."""
-    return answer(services.play_card(session, player, game_id, body.version, body.card, ctx))
+    return await as_player(request, lambda session, player, ctx: answer(
+        services.play_card(session, player, game_id, body.version, body.card, ctx)))
 
 
 @router.post("/games/{game_id}/moon", response_model=GameOut, responses=ERRORS)
-def choose_moon(game_id: str, body: MoonBody, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
+async def choose_moon(game_id: str, body: MoonBody, request: Request) -> Response:
     """Shooter's choice, when you shot the moon."""
-    return answer(services.choose_moon(session, player, game_id, body.version, body.subtract, ctx))
+    return await as_player(request, lambda session, player, ctx: answer(
+        services.choose_moon(session, player, game_id, body.version, body.subtract, ctx)))
 
 
 @router.post("/games/{game_id}/next", response_model=GameOut, responses=ERRORS)
-def next_round(game_id: str, body: Versioned, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
+async def next_round(game_id: str, body: Versioned, request: Request) -> Response:
     """Deal the next hand after a hand is over."""
-    return answer(services.next_round(session, player, game_id, body.version, ctx))
+    return await as_player(request, lambda session, player, ctx: answer(
+        services.next_round(session, player, game_id, body.version, ctx)))
 
 
 class HintOut(BaseModel):
@@ -224,27 +237,34 @@ class ReviewOut(BaseModel):
 
 
 @router.post("/games/{game_id}/undo", response_model=GameOut, responses=ERRORS)
-def undo(game_id: str, body: Versioned, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> Response:
+async def undo(game_id: str, body: Versioned, request: Request) -> Response:
     """A practice game only: take back your last pass or card and the computer players' moves
     after it (the version goes up by one, so a repeated request is refused as stale)."""
-    return answer(coaching.undo(session, player, game_id, body.version, ctx))
+    return await as_player(request, lambda session, player, ctx: answer(
+        coaching.undo(session, player, game_id, body.version, ctx)))
 
 
 @router.post("/games/{game_id}/hint", response_model=HintOut, responses=ERRORS)
-def hint(game_id: str, body: Versioned, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> HintOut:
+async def hint(game_id: str, body: Versioned, request: Request) -> HintOut:
     """A practice game only, on your turn: what Hard would do in your place, from your view, and why."""
-    answer = coaching.hint(session, player, game_id, body.version, ctx)
-    shown = review_view.hint_view(answer.cards, answer.reason, answer.values, answer.game.view(answer.record.seat))
-    return HintOut(cards=list(answer.cards), reason=answer.reason, text=shown.text)
+    def work(session: Session, player: Player, ctx: Context) -> HintOut:
+        found = coaching.hint(session, player, game_id, body.version, ctx)
+        shown = review_view.hint_view(found.cards, found.reason, found.values, found.game.view(found.record.seat))
+        return HintOut(cards=list(found.cards), reason=found.reason, text=shown.text)
+
+    return await as_player(request, work)
 
 
 @router.get("/games/{game_id}/hands/{hand}/review", response_model=ReviewOut, responses=ERRORS)
-def review(game_id: str, hand: int, session: SessionDep, player: CurrentPlayer, ctx: ContextDep) -> ReviewOut:
+async def review(game_id: str, hand: int, request: Request) -> ReviewOut:
     """A finished hand (from 1) of your game reviewed: each of your decisions rated by Hard's
     search from what you could see then (computed once, then kept with the game)."""
-    answer = coaching.review(session, player, game_id, hand - 1, ctx)
-    return ReviewOut(hand=hand, decisions=[RatingOut(**r.to_dict()) for r in answer.ratings],
-                     lost=round(sum(r.lost for r in answer.ratings), 3))
+    def work(session: Session, player: Player, ctx: Context) -> ReviewOut:
+        found = coaching.review(session, player, game_id, hand - 1, ctx)
+        return ReviewOut(hand=hand, decisions=[RatingOut(**r.to_dict()) for r in found.ratings],
+                         lost=round(sum(r.lost for r in found.ratings), 3))
+
+    return await as_player(request, work)
 
 
 @router.get("/records", response_model=list[RecordOut])

@@ -12,10 +12,12 @@ what it has not shown yet, drawn for its own person alone.
 from __future__ import annotations
 
 import asyncio
+import io
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
+import segno
 from fastapi import APIRouter, Form, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
@@ -30,7 +32,7 @@ from engine.moves import MoonMove, PassMove, PlayMove
 
 from .. import i18n, options, presenter, security, services, tables
 from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
-from ..errors import BadChoiceError, GameClosedError, StaleStateError, TableNotFoundError, error_page
+from ..errors import BadChoiceError, GameClosedError, StaleStateError, TableError, TableNotFoundError, error_page
 from ..feed import FEEDS, Snapshot
 from ..models import DIFFICULTIES, Player, utcnow
 from ..options import OptionsBase, options_model
@@ -101,7 +103,6 @@ def table_context(request: Request, session: Session | None, player: Player, sta
     rec = state.record
     table = state.table
     token = table.token
-    base = str(request.base_url).rstrip("/")
     deadline = table.deadline
     remaining = None
     if state.playing and deadline is not None:
@@ -117,7 +118,7 @@ def table_context(request: Request, session: Session | None, player: Player, sta
         "act": f"/t/{token}", "here_path": f"/t/{token}",
         "friends": {
             "token": token, "key": state.key, "seat": seat, "host": state.is_host(player.id),
-            "people": people(state, player.id), "free": free, "invite": f"{base}{i18n.url('/t/' + token)}",
+            "people": people(state, player.id), "free": free, "invite": invite_url(request, token),
             "remaining": remaining, "turn_seconds": table.turn_seconds, "playing": state.playing,
             "over": rec is not None and rec.status == "finished", "dealt": rec is not None,
             "level": table.difficulty, "waiting_on_you": seat is not None and bool(table.waiting >> seat & 1),
@@ -154,6 +155,20 @@ def table_context(request: Request, session: Session | None, player: Player, sta
                    say=page.say, celebrate=page.celebrate, rules_now=presenter.rules_lines(game.rules),
                    rules=game.rules)
     return ctx
+
+
+def invite_url(request: Request, token: str) -> str:
+    """The table's invite link, in the page's language, as the person's browser reaches the app."""
+    return f"{str(request.base_url).rstrip('/')}{i18n.url('/t/' + token)}"
+
+
+def qr_svg(text: str) -> str:
+    """``text`` as a QR code (segno, error correction M, the standard quiet zone of four
+    modules), an SVG that its ``<img>`` sizes: dark modules on white whatever the page's colours."""
+    out = io.BytesIO()
+    segno.make(text, error="m", micro=False).save(out, kind="svg", xmldecl=False, scale=1, border=4,
+                                                   omitsize=True, dark="#000", light="#fff")
+    return out.getvalue().decode()
 
 
 def changed_panels(ctx: dict[str, Any]) -> tuple[list[str], int | None]:
@@ -248,6 +263,16 @@ def table_page(request: Request, token: str, session: SessionDep, player: Curren
 def table_fragment(request: Request, token: str, session: SessionDep, player: CurrentPlayer) -> Response:
     state = tables.read(session, token)
     return _fragment(request, table_context(request, session, player, state))
+
+
+@router.get("/t/{token}/qr.svg")
+def invite_qr(request: Request, token: str, session: SessionDep, player: CurrentPlayer) -> Response:
+    """The invite link as a QR code, beside its copy button on the host's page (a phone's
+    camera opens the table)."""
+    state = tables.read(session, token)
+    if not state.is_host(player.id):
+        raise TableError(i18n.gettext("Only the host can do that."), "not_host", 403)
+    return Response(qr_svg(invite_url(request, token)), media_type="image/svg+xml")
 
 
 VersionForm = Annotated[int, Form()]
@@ -463,7 +488,7 @@ async def events(request: Request, token: str, player: CurrentPlayer, last: str 
 
     # connected from now on (before the answer starts: a page that has its stream open is
     # never taken for absent)
-    await run_in_threadpool(_presence, engine, table_id, seat, player.id, utcnow() + tables.CONNECTED_FOR, True)
+    await run_in_threadpool(_presence, engine, table_id, seat, player.id, utcnow() + tables.CONNECTED_FOR, True, 1)
 
     async def stream() -> AsyncIterator[bytes]:
         nonlocal seat
@@ -500,24 +525,26 @@ async def events(request: Request, token: str, player: CurrentPlayer, last: str 
                         seat = now_seat
                         renewed = loop_now
                         await run_in_threadpool(_presence, engine, table_id, seat, player.id,
-                                                utcnow() + tables.CONNECTED_FOR, True)
+                                                utcnow() + tables.CONNECTED_FOR, True, 1)
                     for chunk in chunks:
                         yield chunk
                     if ended:
                         return
             finally:
-                # gone (a closed tab, a lost connection): still "connected" for a moment, so a
-                # reload is not leaving; then a computer player takes the person's turns
+                # gone (a closed tab, a lost connection): if it was the person's last page,
+                # still "connected" for a moment, so a reload is not leaving; then a computer
+                # player takes the person's turns
                 await asyncio.shield(run_in_threadpool(_presence, engine, table_id, seat, player.id,
-                                                       utcnow() + tables.GONE_AFTER, True))
+                                                       utcnow() + tables.GONE_AFTER, True, -1))
 
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
     return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
 
 
-def _presence(engine: Any, table_id: str, seat: int | None, player_id: str, until: Any, changed: bool) -> None:
+def _presence(engine: Any, table_id: str, seat: int | None, player_id: str, until: Any, changed: bool,
+              streams: int = 0) -> None:
     with Session(engine, expire_on_commit=False) as session:
-        tables.present(session, table_id, seat, player_id, until, arrived=changed)
+        tables.present(session, table_id, seat, player_id, until, arrived=changed, streams=streams)
 
 
 # ---- refusals ----------------------------------------------------------------------------------

@@ -8,7 +8,10 @@ In those rollouts its own seat plays the careful player's policy, and the simula
 opponents play it too, with two habits of stronger players: one who has taken every
 penalty card so far keeps going for the moon while its hand allows (so Hard sees that
 nobody else will stop it), and one holding the A♠ or K♠ with more low spades leads them
-to flush the Q♠ out.  The outcome is judged on the game score: the others' points minus
+to flush the Q♠ out.  How many opponents have those habits is fitted to what the table has
+shown Hard (:class:`OpponentModel`): before anyone has taken a penalty card only some of
+the imagined opponents try the moon, and a moon weighs fully only once one of them has
+taken every penalty card so far.  The outcome is judged on the game score: the others' points minus
 its own, a moon by someone else counted as worse than its points (``MOON_WEIGHT``), the
 opponent nearest to winning weighted more once the game may end this round, plus a bonus
 or a penalty when the round ends the game with it winning or losing.
@@ -35,7 +38,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from ..cards import CARDS, LOW, Card, CardSet, multiset_add, multiset_sub
+from ..cards import CARDS, LOW, QUEEN_OF_SPADES, SUIT_MASK, Card, CardSet, multiset_add, multiset_sub, parse_card
 from ..rules import PassDirection
 from ..values import Phase
 from ..view import PlayerView
@@ -55,6 +58,10 @@ from .sim import SimRound
 T = TypeVar("T")
 DROP_Z = 3.0
 """A candidate is dropped when its mean is this many standard errors below the leader's."""
+DROP_AFTER = 24
+"""Nor before this many sampled deals: the rare costly outcomes (a moon, the Q♠) come up in
+one deal in five or fewer, and 8 deals (the old threshold, ``classic``) missed them often
+enough to drop the only card that stops a moon (the 10♦ of the moon test, with 1 seed in 6)."""
 GAME_END_WEIGHT = 10.0
 """Points of score margin a won (or lost) game is worth on top of the round's margin."""
 MOON_WEIGHT = 8.0
@@ -78,10 +85,24 @@ at most.  A larger one (100,000 / 80,000 / 1,000) was tried in issue 14's second
 this one."""
 CLASSIC_BUDGET = (40000, 60000, 400)
 """The same before issue 14 (``classic``): the arena's yardstick keeps it."""
+MOON_PRIOR = 0.25
+"""The chance that Hard imagines an opponent as one who tries the moon whenever its hand
+allows, before the table has shown anything.  Every opponent trying made a simulated
+opponent shoot in 10.6% of rounds (3,000 random deals, a left pass), where Medium and
+IS-MCTS shot in 0.3% and 2% of their rounds against Hard (docs/strength.md): the search
+then spent its cards on stopping moons that were not coming."""
+HUNT_PRIOR = 0.5
+"""The same for an opponent who leads low spades to flush the Q♠ out."""
+QUIET_MOON_WEIGHT = 2.0
+"""``MOON_WEIGHT`` while no opponent has shown a moon threat (one has taken every penalty
+card so far)."""
+STRONG_CARDS = sum(1 << int(parse_card(c)) for c in ("AC", "AD", "AS", "KS", "QS", "AH", "KH", "QH", "JH"))
+"""Cards a player going for the moon keeps: the aces, the Q♠ K♠ and the hearts from the J
+up; one who passed us one of them is not trying."""
 
 
 def utility(points: Sequence[int], totals: Sequence[int], me: int, target: int, moon_value: int,
-            shooter: int = -1, aware: bool = False) -> float:
+            shooter: int = -1, aware: bool = False, moon_weight: float = MOON_WEIGHT) -> float:
     """Our outcome of a round's ``points``; with ``aware``, the moon and the game leader
     weigh more (see the module's description).  ``moon_value`` is the round's moon (26 with
     one deck, more with Omnibus or two decks): the game may end this round once someone's
@@ -101,7 +122,7 @@ def utility(points: Sequence[int], totals: Sequence[int], me: int, target: int, 
     else:
         u = (sum(points) - mine) / (n - 1) - mine
     if aware and shooter >= 0 and shooter != me:
-        u -= MOON_WEIGHT
+        u -= moon_weight
     if max(t + p for t, p in zip(totals, points, strict=True)) >= target:
         final = [t + p for t, p in zip(totals, points, strict=True)]
         low = min(final)
@@ -129,9 +150,10 @@ def after_passes(hands: Sequence[int], passes: Sequence[int], direction: PassDir
     return after
 
 
-def play_out_aware(st: SimRound, me: int) -> None:
+def play_out_aware(st: SimRound, me: int, shooters: int = -1, hunters: int = -1) -> None:
     """Play ``st`` to the end of the hand as Hard imagines it: ``me`` carefully, the
-    opponents shooting the moon when it is plausible and hunting the queen otherwise."""
+    opponents in ``shooters`` (a mask of seats; all by default) shooting the moon when it
+    is plausible, those in ``hunters`` hunting the queen, all of them careful otherwise."""
     play = st.play
     pen_taken = st.pen_taken
     while not st.done:
@@ -140,26 +162,101 @@ def play_out_aware(st: SimRound, me: int) -> None:
             play(choose_card(st))
             continue
         k = pen_taken[s]
-        if k and k == sum(pen_taken) and going_for_moon(st, s):
+        if shooters >> s & 1 and k and k == sum(pen_taken) and going_for_moon(st, s):
             play(shoot_card(st))
         else:
-            play(choose_card(st, True))
+            play(choose_card(st, bool(hunters >> s & 1)))
 
 
-def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int) -> float:
-    """Like :func:`rollout`, but the simulated opponents shoot the moon and hunt the queen,
-    and the outcome is judged with the moon and the game leader in mind."""
-    play_out_aware(st, me)
-    return outcome(st, totals, me, target, True)
+def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int,
+                  habits: tuple[int, int, float] = (-1, -1, MOON_WEIGHT)) -> float:
+    """Like :func:`rollout`, but the simulated opponents shoot the moon and hunt the queen
+    (``habits``: the seats that may shoot, those that hunt, and the moon's weight; see
+    :class:`OpponentModel`), and the outcome is judged with the moon and the game leader in
+    mind."""
+    shooters, hunters, moon_weight = habits
+    play_out_aware(st, me, shooters, hunters)
+    return outcome(st, totals, me, target, True, moon_weight)
 
 
-def outcome(st: SimRound, totals: Sequence[int], me: int, target: int, aware: bool) -> float:
+def outcome(st: SimRound, totals: Sequence[int], me: int, target: int, aware: bool,
+            moon_weight: float = MOON_WEIGHT) -> float:
     """Our utility of the finished round ``st``: a moon is scored with the shooter's choice
     as the shooter would make it (when the rules offer one)."""
     subtract = False
     if st.shooter >= 0 and st.t.shooters_choice:
         subtract = moon_subtract(totals, st.shooter, st.moon_value, target)
-    return utility(st.points(subtract), totals, me, target, st.moon_value, st.shooter, aware)
+    return utility(st.points(subtract), totals, me, target, st.moon_value, st.shooter, aware, moon_weight)
+
+
+class OpponentModel:
+    """What Hard expects of each opponent in its rollouts, fitted to what the table has
+    shown it (its own view only): per seat, the chance that it tries the moon whenever its
+    hand allows and the chance that it hunts the queen, and how much a moon by someone else
+    weighs.  Each sampled deal draws which opponents do (:meth:`draw`), from the decision's
+    random generator, so a decision stays reproducible for its seed.
+
+    - Nobody has taken a penalty card yet: each opponent may try the moon with
+      ``MOON_PRIOR``, except one that passed us a card a shooter keeps (``STRONG_CARDS``).
+    - One opponent has taken every penalty card so far: it may (certainly); the others
+      cannot anyway (a moon needs every penalty card), and a moon weighs ``MOON_WEIGHT``,
+      otherwise only ``QUIET_MOON_WEIGHT``.
+    - An opponent that has led a spade this round hunts the queen; the others with
+      ``HUNT_PRIOR``.
+    """
+
+    __slots__ = ("shoot", "hunt", "moon_weight")
+
+    def __init__(self, shoot: Sequence[float], hunt: Sequence[float], moon_weight: float) -> None:
+        self.shoot = tuple(shoot)
+        self.hunt = tuple(hunt)
+        self.moon_weight = moon_weight
+
+    @classmethod
+    def of(cls, view: PlayerView) -> OpponentModel:
+        n = view.players
+        me = view.seat
+        pen = view.rules.penalty_mask
+        taken = [0] * n
+        spade_lead = [False] * n
+        spades = SUIT_MASK[int(QUEEN_OF_SPADES) // 13]
+        for tr in view.tricks:
+            if tr.winner is not None:
+                for c in tr.cards + tr.carried:
+                    if pen >> int(c) & 1:
+                        taken[tr.winner] += 1
+            if tr.cards and spades >> int(tr.cards[0]) & 1:
+                spade_lead[tr.leader] = True
+        if view.trick and view.trick_leader is not None and spades >> int(view.trick[0]) & 1:
+            spade_lead[view.trick_leader] = True
+        total = sum(taken)
+        gave_strong = (view.received_from if view.received is not None
+                       and view.received.mask & LOW & STRONG_CARDS else None)
+        shoot = [0.0] * n
+        hunt = [0.0] * n
+        threat = False
+        for s in range(n):
+            if s == me:
+                continue
+            if total:
+                if taken[s] == total:
+                    shoot[s] = 1.0
+                    threat = True
+            elif s != gave_strong:
+                shoot[s] = MOON_PRIOR
+            hunt[s] = 1.0 if spade_lead[s] else HUNT_PRIOR
+        return cls(shoot, hunt, MOON_WEIGHT if threat else QUIET_MOON_WEIGHT)
+
+    def draw(self, rng: random.Random) -> tuple[int, int, float]:
+        """The habits of one sampled deal: the mask of seats that may shoot, that of the
+        queen hunters, and the moon's weight."""
+        shooters = hunters = 0
+        for s, (p, h) in enumerate(zip(self.shoot, self.hunt, strict=True)):
+            if p >= 1.0 or (p > 0.0 and rng.random() < p):
+                shooters |= 1 << s
+            if h >= 1.0 or (h > 0.0 and rng.random() < h):
+                hunters |= 1 << s
+        return shooters, hunters, self.moon_weight
 
 
 def high_stakes(view: PlayerView) -> bool:
@@ -196,7 +293,8 @@ class HardBot(BaseBot):
     name = "hard"
 
     def __init__(self, budget: int | None = None, pass_budget: int | None = None, min_samples: int = 8,
-                 max_samples: int | None = None, max_seconds: float = 3.0, classic: bool = False) -> None:
+                 max_samples: int | None = None, max_seconds: float = 3.0, classic: bool = False,
+                 model: bool = True) -> None:
         self.classic = classic
         """Hard as before issue 14: every seat's rollouts by the careful policy, the round's
         margin only, passes among Medium's favourite cards, a fixed budget."""
@@ -212,6 +310,16 @@ class HardBot(BaseBot):
         self.max_seconds = max_seconds
         """Safety cap in CPU seconds of the deciding thread: stop sampling early on a machine
         far slower than expected (CPU time, so other processes' load changes nothing)."""
+        self.model = model
+        """Fit the rollouts' opponents to what the table has shown (:class:`OpponentModel`);
+        without it every opponent may shoot and hunt, and a moon always weighs
+        ``MOON_WEIGHT`` (Hard of issue 14's second session, the arena's ``hard1``)."""
+
+    def habits(self, view: PlayerView) -> Callable[[random.Random], tuple[int, int, float]]:
+        """How the rollouts' opponents of one sampled deal behave (see :class:`OpponentModel`)."""
+        if self.classic or not self.model:
+            return lambda r: (-1, -1, MOON_WEIGHT)  # draws nothing: the same stream as before
+        return OpponentModel.of(view).draw
 
     def choose_pass(self, view: PlayerView, rng: random.Random) -> CardSet:
         """Simulate the round after each of a few promising passes (the others passing and
@@ -226,7 +334,6 @@ class HardBot(BaseBot):
             moon = moon_pass(view.hand.mask, rules)
             if moon is not None and moon not in cands:
                 cands.append(moon)  # keep the high cards: a moon attempt
-        play_out = rollout if self.classic else rollout_aware
         if len(cands) == 1:
             return CardSet.from_mask(cands[0])
         me = view.seat
@@ -234,18 +341,22 @@ class HardBot(BaseBot):
         target = rules.target_score
         sampler = DealSampler(view, infer=not self.classic)
         double = rules.cancellation
+        habits = self.habits(view)
 
-        def sample(r: random.Random) -> tuple[list[int], list[int]]:
+        def sample(r: random.Random) -> tuple[list[int], list[int], tuple[int, int, float]]:
             hands = sampler.sample(r)
             passes = [choose_pass_mask(h, rules, direction) for h in hands]
-            return hands, passes
+            return hands, passes, habits(r)
 
-        def evaluate(base: tuple[list[int], list[int]], j: int) -> float:
-            hands, passes = base
+        def evaluate(base: tuple[list[int], list[int], tuple[int, int, float]], j: int) -> float:
+            hands, passes, how = base
             passes = passes[:]
             passes[me] = cands[j]
             after = after_passes(hands, passes, direction, double)
-            return play_out(SimRound.start(rules, after, view.dealer), totals, me, target)
+            st = SimRound.start(rules, after, view.dealer)
+            if self.classic:
+                return rollout(st, totals, me, target)
+            return rollout_aware(st, totals, me, target, how)
 
         best = self._search(len(cands), len(rules.deck), self.pass_budget, sample, evaluate, rng,
                             1 if self.classic else PASS_EXTEND)
@@ -264,15 +375,17 @@ class HardBot(BaseBot):
         totals = view.totals
         target = view.rules.target_score
 
-        def sample(r: random.Random) -> SimRound:
-            return SimRound.from_view(view, sampler.sample(r))
+        habits = self.habits(view)
 
-        play_out = rollout if self.classic else rollout_aware
+        def sample(r: random.Random) -> tuple[SimRound, tuple[int, int, float]]:
+            return SimRound.from_view(view, sampler.sample(r)), habits(r)
 
-        def evaluate(base: SimRound, j: int) -> float:
-            st = base.copy()
+        def evaluate(base: tuple[SimRound, tuple[int, int, float]], j: int) -> float:
+            st = base[0].copy()
             st.play(cands[j])
-            return play_out(st, totals, me, target)
+            if self.classic:
+                return rollout(st, totals, me, target)
+            return rollout_aware(st, totals, me, target, base[1])
 
         budget = self.budget
         extend = 1
@@ -291,6 +404,7 @@ class HardBot(BaseBot):
         best two are still close, go on up to ``extend`` times the budget; the index of the
         best."""
         start = time.thread_time()
+        drop_after = self.min_samples if self.classic else max(self.min_samples, DROP_AFTER)
         results: list[list[float]] = [[] for _ in range(count)]
         alive = list(range(count))
         spent = 0
@@ -303,7 +417,7 @@ class HardBot(BaseBot):
                 results[j].append(evaluate(base, j))
             spent += len(alive) * cost
             i += 1
-            if i >= self.min_samples and i % 4 == 0 and len(alive) > 1:
+            if i >= drop_after and i % 4 == 0 and len(alive) > 1:
                 alive = _survivors(alive, results, i)
                 if len(alive) == 1:
                     break

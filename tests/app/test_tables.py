@@ -289,3 +289,97 @@ def test_tables_nobody_is_connected_to_are_closed_then_cleaned_up(people: list[T
     assert session.exec(select(TableSeat)).first() is None
     # the host, idle for as long, goes too (their table no longer names them)
     assert session.get(Player, host_id) is None
+
+
+def test_a_person_is_connected_while_any_of_their_pages_is(people: list[TestClient], session: Session) -> None:
+    path = open_table(people[0])
+    seat_all(people, path)
+    state = state_of(session, path)
+    table_id, bob = state.table.id, state.seats[1].player_id
+
+    def bob_after_the_grace() -> bool:
+        session.expire_all()
+        later = state_of(session, path)
+        later.now = utcnow() + tables.GONE_AFTER + timedelta(seconds=1)
+        return later.connected(later.seats[1])
+
+    def page(streams: int) -> None:
+        until = utcnow() + (tables.CONNECTED_FOR if streams > 0 else tables.GONE_AFTER)
+        tables.present(session, table_id, 1, bob, until, arrived=True, streams=streams)
+
+    page(+1)
+    page(+1)
+    page(-1)  # one of two tabs closed: still there
+    assert bob_after_the_grace()
+    page(-1)  # the last one: away once a reload's grace is over
+    assert not bob_after_the_grace()
+    # when the grace runs out, every page at the table is told (the seats' revision goes up)
+    rev = state_of(session, path).table.rev
+    now = utcnow()
+    assert tables.lapsed(session, now - timedelta(seconds=1), now) == []
+    later = now + tables.GONE_AFTER + timedelta(seconds=1)
+    assert tables.lapsed(session, now, later) == [table_id]
+    session.expire_all()
+    assert state_of(session, path).table.rev == rev + 1
+    assert tables.lapsed(session, later, later + tables.CONNECTED_FOR) == []  # (told once)
+    # a server process that died left a count behind: once its lease has run out, a new
+    # page counts from one, and closing it is leaving
+    session.exec(update(TableSeat).where(col(TableSeat.table_id) == table_id, col(TableSeat.seat) == 1)
+                 .values(connections=3, connected_until=utcnow() - timedelta(seconds=1)))
+    session.commit()
+    page(+1)
+    page(-1)
+    assert not bob_after_the_grace()
+
+
+def qr_modules(svg: str) -> set[tuple[int, int]]:
+    """The dark modules of a QR code drawn as segno draws SVG: a path of horizontal runs
+    (``M``/``m`` move, ``h`` draws a run), each row at its middle line; (row, column) pairs."""
+    path = re.search(r'<path [^>]*stroke="#000"[^>]*\bd="([^"]+)"', svg)  # (the other path: the white ground)
+    assert path is not None, svg
+    x = y = 0.0
+    dark = set()
+    for op, args in re.findall(r"([MmHhVv])([^MmHhVv]*)", path.group(1)):
+        nums = [float(n) for n in re.findall(r"-?\d+(?:\.\d+)?", args)]
+        if op == "M":
+            x, y = nums
+        elif op == "m":
+            x, y = x + nums[0], y + nums[1]
+        elif op == "h":
+            dark |= {(int(y), int(x) + i) for i in range(int(nums[0]))}
+            x += nums[0]
+        else:
+            raise AssertionError(f"not a run of modules: {op}{args}")
+    return dark
+
+
+def test_the_host_sees_the_invite_link_as_a_qr_code_of_exactly_that_link(people: list[TestClient]) -> None:
+    import segno
+
+    host, bob = people[0], people[1]
+    path = open_table(host)
+    page = host.get(path).text
+    invite = re.search(r'id="invite-link" type="text" readonly value="([^"]+)"', page)
+    img = re.search(r'<img class="qr" src="([^"]+)" alt="([^"]+)"', page)
+    assert invite is not None and img is not None
+    assert img.group(1) == f"{path}/qr.svg" and img.group(2) == "QR code of the invite link"
+    r = host.get(img.group(1))
+    assert r.status_code == 200 and r.headers["content-type"] == "image/svg+xml"
+    border = 4
+    served = {(row - border, col - border) for row, col in qr_modules(r.text)}
+    made = segno.make(invite.group(1), error="m", micro=False)
+    expected = {(row, col) for row, line in enumerate(made.matrix) for col, bit in enumerate(line) if bit}
+    assert served == expected
+    # (and not the code of another link: one character of the token changed)
+    other = invite.group(1)[:-1] + ("A" if invite.group(1)[-1] != "A" else "B")
+    assert served != {(row, col) for row, line in enumerate(segno.make(other, error="m", micro=False).matrix)
+                      for col, bit in enumerate(line) if bit}
+    # the same link in the host's language
+    it = host.get(f"/it{path}").text
+    assert f'src="/it{path}/qr.svg"' in it
+    assert qr_modules(host.get(f"/it{path}/qr.svg").text) != qr_modules(r.text)
+    # only for the host: a friend's page has no code, and asking for it is refused
+    assert "qr.svg" not in bob.get(path).text
+    refused = bob.get(f"{path}/qr.svg")
+    assert refused.status_code == 403 and refused.headers["content-type"].startswith("text/html")
+    assert "Only the host can do that." in refused.text and "qr.svg" not in refused.text

@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+from engine import arena
 from engine.arena import _init_worker, cheap_stop, main, play_deal, summarise
 from engine.rules import Rules
 
@@ -115,3 +116,64 @@ def test_cheap_stop_is_found_in_the_moon_position() -> None:
     assert cheap_stop(g)  # the 10♦ wins 8♦ A♥ 2♦ for one point
     g.play(3, "3D")
     assert not cheap_stop(g)  # a lead: nothing on the table to take
+
+
+def _rounds(path: Path) -> dict[int, list[object]]:
+    """Each saved deal's rounds (seat types, points, moon, missed stops) by deal number,
+    without the timings (the only part that may differ between runs)."""
+    out: dict[int, list[object]] = {}
+    for line in path.read_text().splitlines():
+        item = json.loads(line)
+        if "deal" in item:
+            assert item["deal"] not in out  # no deal saved twice
+            out[item["deal"]] = [lu["rotations"] for lu in item["lineups"]]
+    return out
+
+
+def test_a_stopped_run_resumes_to_the_same_results(capsys: pytest.CaptureFixture[str], tmp_path: Path,
+                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    cmd = ["--seats", "medium,shooter,easy,easy", "--paired", "hard", "--hard-budget", "300", "--deals", "5",
+           "--seed", "11", "--json"]
+    whole = tmp_path / "whole.jsonl"
+    full = _run(capsys, *cmd, "--save", str(whole))
+
+    # stopped after three deals (the process killed while playing the fourth) ...
+    cut = tmp_path / "cut.jsonl"
+    played: list[int] = []
+
+    def stopping(k: int) -> dict[str, object]:
+        if len(played) == 3:
+            raise KeyboardInterrupt
+        played.append(k)
+        return play_deal(k)
+
+    monkeypatch.setattr(arena, "play_deal", stopping)
+    with pytest.raises(KeyboardInterrupt):
+        main([*cmd, "--save", str(cut)])
+    monkeypatch.undo()
+    assert len(_rounds(cut)) == 3
+    part = _run(capsys, "--report", str(cut), "--json")
+    assert part["deals"] == 3
+    # ... and the same command again plays only the two missing deals
+    resumed = _run(capsys, *cmd, "--save", str(cut))
+    assert _rounds(cut) == _rounds(whole)
+    margins = {k: v["margin"] for k, v in resumed["players"].items()}
+    assert margins == {k: v["margin"] for k, v in full["players"].items()}
+    assert resumed["paired"]["margin_diff"] == full["paired"]["margin_diff"]
+
+    # a deal's line cut off half-written is played again; --resume needs only the file
+    half = tmp_path / "half.jsonl"
+    lines = whole.read_text().splitlines()
+    half.write_text("\n".join(lines[:3]) + "\n" + lines[3][:40])
+    again = _run(capsys, "--resume", str(half), "--workers", "2", "--json")
+    assert _rounds(half) == _rounds(whole)
+    assert again["paired"]["margin_diff"] == full["paired"]["margin_diff"]
+
+    # a longer run extends the saved one; a different run is refused, the file untouched
+    _run(capsys, "--resume", str(half), "--deals", "6", "--json")
+    assert sorted(_rounds(half)) == [0, 1, 2, 3, 4, 5]
+    assert _rounds(half)[4] == _rounds(whole)[4]
+    before = half.read_text()
+    with pytest.raises(SystemExit):
+        main([*cmd[:-3], "--seed", "12", "--save", str(half)])
+    assert half.read_text() == before

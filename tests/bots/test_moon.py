@@ -202,3 +202,45 @@ def test_hard0_keeps_the_budget_it_was_measured_with() -> None:
     assert (new.budget, new.pass_budget, new.max_samples) == BUDGET
     mine = HardBot(budget=500, pass_budget=600, max_samples=7, classic=True)
     assert (mine.budget, mine.pass_budget, mine.max_samples) == (500, 600, 7)
+
+
+def test_the_opponent_model_follows_what_the_table_has_shown() -> None:
+    from engine.bots.hard import HUNT_PRIOR, MOON_PRIOR, MOON_WEIGHT, QUIET_MOON_WEIGHT, OpponentModel
+    # nothing shown yet (the pass): every opponent may try the moon or hunt, with the priors
+    g = Game(Rules(), seed=21)
+    m = OpponentModel.of(g.view(1))
+    assert m.shoot == (MOON_PRIOR, 0.0, MOON_PRIOR, MOON_PRIOR) and m.hunt == (HUNT_PRIOR, 0.0, HUNT_PRIOR, HUNT_PRIOR)
+    assert m.moon_weight == QUIET_MOON_WEIGHT
+    # seat 0 has taken every penalty card so far: it is shooting, a moon weighs fully, and
+    # the others cannot shoot any more
+    m = OpponentModel.of(moon_position().view(3))
+    assert m.shoot == (1.0, 0.0, 0.0, 0.0) and m.moon_weight == MOON_WEIGHT
+    # once the points are spread nobody can shoot, and the weight is back to quiet
+    g = moon_position()
+    g.play(3, "TD")
+    m = OpponentModel.of(g.view(1))
+    assert m.shoot == (0.0, 0.0, 0.0, 0.0) and m.moon_weight == QUIET_MOON_WEIGHT
+
+
+def test_a_passer_who_gave_us_a_high_card_is_not_imagined_shooting() -> None:
+    from engine.bots.hard import MOON_PRIOR, OpponentModel
+    g = Game(Rules(), seed=1, deals=[MOON_HANDS])
+    assert g.view(0).pass_direction is PassDirection.LEFT
+    passes = ["QC KC AC", "AH TH 9H", "2C 4C 5C", "8C 9C TC"]
+    for seat, cards in enumerate(passes):
+        g.pass_cards(seat, cards)
+    from_1 = OpponentModel.of(g.view(2))  # seat 1 passed it the A♥: a shooter keeps that
+    assert from_1.shoot == (MOON_PRIOR, 0.0, 0.0, MOON_PRIOR)
+    from_2 = OpponentModel.of(g.view(3))  # seat 2 passed it three low clubs: no sign
+    assert from_2.shoot == (MOON_PRIOR, MOON_PRIOR, MOON_PRIOR, 0.0)
+
+
+def test_the_model_draws_each_deals_opponents_from_the_seed() -> None:
+    from engine.bots.hard import OpponentModel
+    m = OpponentModel((0.0, 0.5, 1.0, 0.25), (0.0, 0.5, 0.5, 1.0), 2.0)
+    draws = [m.draw(random.Random(7)) for _ in range(2)]
+    assert draws[0] == draws[1]  # reproducible
+    many = [m.draw(random.Random(i)) for i in range(400)]
+    assert all(sh & 0b101 == 0b100 and hu & 0b1001 == 0b1000 and w == 2.0 for sh, hu, w in many)
+    share = sum(sh >> 1 & 1 for sh, _, _ in many) / len(many)
+    assert 0.4 < share < 0.6  # seat 1 is imagined shooting in about half the deals

@@ -105,6 +105,46 @@ def playing(s: Shots) -> None:
     page.context.close()
 
 
+def friends(s: Shots) -> None:
+    """A table for friends: the host's lobby (the invite link, its QR code), a friend who
+    opened the link (the form to take a seat in the first screenful), then a hand in play."""
+    from .test_friends import join, open_table
+    from .test_friends import take_turn as friends_turn
+
+    host = s.page(table=False)
+    link = open_table(host, s.base_url)
+    path = link[len(s.base_url):]
+    bob = s.page(path, table=False)
+    bob.locator("[data-join-name]").fill("Bob")
+    s.save(bob, "friends-join")
+    join(bob, link, "Bob")
+    cleo = s.page(path, table=False)
+    join(cleo, link, "Cleo")
+    host.locator("#people input[name=seats][value='3']").uncheck()
+    host.locator("#people .person[data-seat='3'] .what", has_text="computer player").wait_for()
+    host.wait_for_function("document.querySelector('#people img.qr')?.complete")
+    if s.size == "phone":
+        host.evaluate("document.querySelector('#people').scrollIntoView()")
+    s.save(host, "friends-lobby")
+    for page in (host, bob, cleo):
+        page.locator("[data-fast-toggle]").check()
+    host.evaluate("window.scrollTo(0, 0)")
+    host.get_by_role("button", name="Deal the cards").click()
+    bob.locator("#table > .stage .in-hand").first.wait_for()
+    for _ in range(200):  # a few tricks in, Bob's turn
+        if bob.locator("#tricks .trick-list li").count() >= 2 and bob.locator(
+                "#table > .stage .hand-form[data-mode=play]").count():
+            break
+        if not any(friends_turn(p) for p in (host, cleo)) and bob.locator("#tricks .trick-list li").count() < 2:
+            friends_turn(bob)
+        bob.wait_for_timeout(150)
+    wait_idle(bob)
+    bob.evaluate("window.scrollTo(0, 0)")
+    s.save(bob, "friends-play")
+    for page in (host, bob, cleo):
+        page.context.close()
+
+
 def six_players(s: Shots) -> None:
     page = s.dealt()
     rig(page, s.database_url, before_last_trick(Rules(players=6, omnibus=True), seed=4))
@@ -239,7 +279,7 @@ STATES: dict[str, Callable[[Shots], None]] = {
     "welcome": welcome, "passing": passing, "playing": playing, "six_players": six_players,
     "game_over": game_over, "moon": moon, "no_passing": no_passing, "keys": keys,
     "reconnecting": reconnecting, "two_tabs": two_tabs, "right_to_left": right_to_left, "learn": learn,
-    "hint": hint, "review": review,
+    "hint": hint, "review": review, "friends": friends,
 }
 
 

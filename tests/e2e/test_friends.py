@@ -205,3 +205,70 @@ def test_a_spectator_sees_the_cards_played_and_never_a_hand(contexts: list[Brows
         time.sleep(0.1)
     assert "in-hand" not in watcher.content()
     assert errors == []
+
+
+def in_first_viewport(page: Page, selector: str) -> bool:
+    """The element is wholly on the screen as the page opens (nothing scrolled)."""
+    box = page.locator(selector).bounding_box()
+    size = page.viewport_size
+    assert box is not None and size is not None
+    return (page.evaluate("window.scrollY") == 0 and box["y"] >= 0 and box["y"] + box["height"] <= size["height"]
+            and box["x"] >= 0 and box["x"] + box["width"] <= size["width"])
+
+
+@pytest.mark.parametrize("width,height", [(360, 740), (390, 844), (430, 932), (1280, 800)])
+def test_a_friend_who_opens_the_link_sees_the_form_to_take_a_seat_first(
+        browser: Browser, base_url: str, width: int, height: int) -> None:
+    errors: list[str] = []
+    made = [browser.new_context(viewport={"width": 1280, "height": 800}),
+            browser.new_context(viewport={"width": width, "height": height}, is_mobile=width < 640,
+                                has_touch=width < 640)]
+    try:
+        host, friend = (watch(c.new_page(), errors) for c in made)
+        link = open_table(host, base_url)
+        friend.goto(link)
+        for part in ("[data-join-name]", ".join select[name=seat]", "[data-join]"):
+            assert in_first_viewport(friend, part), part
+        friend.locator("[data-join-name]").fill("Bob")
+        friend.locator("[data-join]").click()
+        expect(friend.locator("#people .person", has_text="Bob").locator(".what")).to_contain_text(
+            "(you)", timeout=15_000)  # (a loaded machine can take a while to seat him)
+        # seated: the form is gone (an event drawn before he sat may show it a moment longer)
+        # and the table comes first again
+        expect(friend.locator("form.join")).to_have_count(0, timeout=15_000)
+        # (measured in the page, between the live swaps of the table and the people's panel)
+        friend.wait_for_function("""() => {
+            const t = document.querySelector('#table'), p = document.querySelector('#people');
+            if (!t || !p || document.querySelector('form.join')) return false;
+            const a = t.getBoundingClientRect(), b = p.getBoundingClientRect();
+            return a.top < b.top || a.left < b.left;
+        }""", timeout=15_000)
+        assert errors == []
+    finally:
+        for c in made:
+            c.close()
+
+
+def test_a_person_with_the_table_open_in_two_tabs_stays_there_when_one_closes(
+        contexts: list[BrowserContext], base_url: str) -> None:
+    from app.tables import GONE_AFTER
+
+    errors: list[str] = []
+    host = watch(contexts[0].new_page(), errors)
+    first = watch(contexts[1].new_page(), errors)
+    link = open_table(host, base_url)
+    join(first, link, "Bob")
+    second = watch(contexts[1].new_page(), errors)  # Bob opens the table again in another tab
+    second.goto(link)
+    expect(second.locator("#people .person", has_text="Bob").locator(".what")).to_contain_text("(you)")
+    bob = host.locator("#people .person", has_text="Bob").locator(".what")
+    expect(bob).to_contain_text("connected")
+    first.close()
+    # longer than a reload's grace: Bob still has a page open, so he is still there
+    time.sleep(GONE_AFTER.total_seconds() + 2)
+    host.reload()
+    expect(bob).to_contain_text("connected")
+    expect(bob).not_to_contain_text("away")
+    second.close()
+    expect(bob).to_contain_text("away", timeout=15_000)
+    assert errors == []
