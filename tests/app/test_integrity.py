@@ -210,7 +210,9 @@ def test_starting_a_game_computes_the_passes_before_taking_the_write_lock(app: F
 def test_hard_thinks_in_a_worker_process_and_decides_as_it_would_in_the_web_process() -> None:
     game = Game(Rules(), seed=21)
     inline = [s.move.code() for s in services.run_bots(loads(dumps(game)), "hard")]
-    thinker = Thinker(workers=1)
+    # the same decisions, however long a loaded machine makes them take (at load 8 the pool's
+    # start and three Hard passes once took longer than the server's 20 s cap)
+    thinker = Thinker(workers=1, timeout=600)
     try:
         pooled = thinker.moves(dumps(game), "hard")
         assert thinker._pool is not None  # a process pool really did the work
