@@ -44,11 +44,8 @@ browser:
 	    SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
 	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
 
-# the suite waits on browsers and servers more than it computes: several test processes at once
-# (pytest-xdist; each has its own servers, browser and PostgreSQL database)
-TEST_WORKERS ?= 3
 test: lint browser catalogues
-	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
+	$(BIN)/python -m pytest -q
 
 # serve the game: apply migrations, then uvicorn on HOST:PORT (default 127.0.0.1:8000)
 run: $(STAMP) catalogues

@@ -2,9 +2,7 @@
 ``TEST_DATABASE_URL`` names one (``.ci/run`` always starts one and sets it).
 
 Each test gets an empty database: a new SQLite file, or the PostgreSQL database with its
-``public`` schema dropped and created again.  When the suite runs in several processes
-(pytest-xdist), each process has a PostgreSQL database of its own, made on first use next to
-the one named (``hearts_test_gw0``, ``hearts_test_gw1``, ...), so no process empties another's.
+``public`` schema dropped and created again.
 """
 
 from __future__ import annotations
@@ -13,10 +11,8 @@ import os
 from pathlib import Path
 
 from sqlalchemy import create_engine, text
-from sqlalchemy.engine import make_url
 
 PG_ENV = "TEST_DATABASE_URL"
-_made: set[str] = set()
 
 
 def kinds() -> list[str]:
@@ -37,26 +33,6 @@ def fresh_url(kind: str, directory: Path) -> str:
     """An empty database of this kind (``directory`` holds the SQLite file)."""
     if kind == "sqlite":
         return f"sqlite:///{directory / 'hearts.db'}"
-    url = postgresql_url()
+    url = os.environ[PG_ENV]
     empty_database(url)
     return url
-
-
-def postgresql_url() -> str:
-    """This test process's PostgreSQL database (made if it is missing)."""
-    url = make_url(os.environ[PG_ENV])
-    worker = os.environ.get("PYTEST_XDIST_WORKER")
-    if not worker:
-        return url.render_as_string(hide_password=False)
-    name = f"{url.database}_{worker}"
-    mine = url.set(database=name).render_as_string(hide_password=False)
-    if mine not in _made:
-        admin = create_engine(url, isolation_level="AUTOCOMMIT")
-        try:
-            with admin.connect() as conn:
-                if conn.execute(text("SELECT 1 FROM pg_database WHERE datname = :n"), {"n": name}).first() is None:
-                    conn.execute(text(f'CREATE DATABASE "{name}"'))
-        finally:
-            admin.dispose()
-        _made.add(mine)
-    return mine
