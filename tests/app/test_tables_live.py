@@ -89,6 +89,23 @@ def play_out(people: list[Person], rng: random.Random, paths: list[str] | None =
     raise AssertionError("the game did not end")
 
 
+def deal_and_watch(people: list[Person], readers: list[Reader], rng: random.Random,
+                   database_url: str) -> tuple[str, int, int]:
+    """The readers' streams open, the host deals and everybody plays the game out while the
+    streams record it; returns the stored record, its version and the moves played."""
+    for r in readers:
+        r.start()
+    for r in readers:
+        assert r.opened.wait(30)
+    assert people[0].post(f"{people[0].path}/deal", {}).status_code == 200
+    moves = play_out(people, rng)
+    for r in readers:
+        r.join(60)
+        assert r.error is None and not r.is_alive()
+    record, version = stored(database_url, people[0].path)
+    return record, version, moves
+
+
 def seat_three(base: str, join_base: dict[str, str] | None = None, hands: int = 1) -> list[Person]:
     host = Person(base, "Ann")
     path = host.open_table(difficulty="easy", passing="true", max_rounds=str(hands), turn_seconds="600")
@@ -159,16 +176,7 @@ def test_each_stream_carries_only_its_own_persons_cards(database_url: str, tmp_p
     with app_server(database_url, tmp_path / "srv") as base:
         people = seat_three(base, hands=2)  # (the second hand's playback starts in the first)
         readers = [Reader(p) for p in people]
-        for r in readers:
-            r.start()
-        for r in readers:
-            assert r.opened.wait(30)
-        assert people[0].post(f"{people[0].path}/deal", {}).status_code == 200
-        play_out(people, rng)
-        for r in readers:
-            r.join(60)
-            assert r.error is None and not r.is_alive()
-        record, version = stored(database_url, people[0].path)
+        record, version, _ = deal_and_watch(people, readers, rng, database_url)
     for seat, reader in enumerate(readers):
         tables = [e for e in reader.events if e.name == "table" and e.id and not e.id.startswith("-.")]
         assert len(tables) > 10
@@ -197,16 +205,7 @@ def test_spectators_see_no_hand_and_each_stream_carries_its_own_token(database_u
             tokens.append(csrf_of(w.visit(w.path)))
         assert tokens[0] != tokens[1]
         readers = [Reader(p) for p in (*watchers, people[1])]
-        for r in readers:
-            r.start()
-        for r in readers:
-            assert r.opened.wait(30)
-        assert people[0].post(f"{people[0].path}/deal", {}).status_code == 200
-        play_out(people, rng)
-        for r in readers:
-            r.join(60)
-            assert r.error is None and not r.is_alive()
-        record, version = stored(database_url, people[0].path)
+        record, version, _ = deal_and_watch(people, readers, rng, database_url)
     for w, token, other, reader in zip(watchers, tokens, reversed(tokens), readers, strict=False):
         tables = [e for e in reader.events if e.name == "table" and e.id and not e.id.startswith("-.")]
         assert len(tables) > 10 and tables[-1].id is not None and int(tables[-1].id.split(".")[1]) == version
@@ -283,16 +282,7 @@ if os.environ.get(PG_ENV):
             assert people[1].base == b
             # Ann and Cleo read their streams from process A, Bob from process B
             readers = [Reader(people[0]), Reader(people[1], base=b), Reader(people[2], base=b)]
-            for r in readers:
-                r.start()
-            for r in readers:
-                assert r.opened.wait(30)
-            assert people[0].post(f"{people[0].path}/deal", {}).status_code == 200
-            moves = play_out(people, rng)
-            for r in readers:
-                r.join(60)
-                assert r.error is None and not r.is_alive()
-            record, version = stored(database_url, people[0].path)
+            record, version, moves = deal_and_watch(people, readers, rng, database_url)
             game = game_at(record, version)
             assert game.is_over and len(game.moves) == version and moves > 13
             for reader in readers:
