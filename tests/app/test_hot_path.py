@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import gc
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -82,6 +83,13 @@ def test_every_answer_gives_its_connection_back(app: FastAPI, client: TestClient
         client.get("/"),
     ]
     assert [a.status_code for a in answers] == [200, 409, 422, 200, 200, 200]
+    # a connection kept is never given back; one given back a moment after its answer was
+    # sent (a page's session closes once the body is out, and the tables' watch borrows one
+    # every half second) is: on a loaded machine CI saw those moments, so wait for them
+    for _ in range(200):
+        if pool.checkedout() == 0:
+            break
+        time.sleep(0.05)
     assert pool.checkedout() == 0
 
 
