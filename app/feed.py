@@ -145,9 +145,6 @@ class Feeds:
                 del self._feeds[table_id]
                 feed.close()
 
-    def streams(self) -> int:
-        return sum(len(f.streams) for f in self._feeds.values())
-
     def stats(self) -> dict[str, int]:
         feeds = list(self._feeds.values())
         return {"streams": sum(len(f.streams) for f in feeds), "tables": len(feeds), "reads": self.reads}

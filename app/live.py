@@ -22,7 +22,6 @@ import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Any
 
 from sqlalchemy import text
 from sqlalchemy.engine import Engine, make_url
@@ -59,10 +58,6 @@ class Broker:
                     left.discard(queue)
                     if not left:
                         del self._watchers[table_id]
-
-    def watchers(self) -> int:
-        with self._lock:
-            return sum(len(q) for q in self._watchers.values())
 
     def _wake(self, table_id: str) -> None:
         with self._lock:
@@ -149,7 +144,3 @@ class Listener(threading.Thread):
 
 BROKER = Broker()
 """The process's one broker (the app's lifespan starts its listener)."""
-
-
-def stats() -> dict[str, Any]:
-    return {"watchers": BROKER.watchers()}

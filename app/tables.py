@@ -590,8 +590,8 @@ def lapsed(session: Session, since: datetime, now: datetime) -> list[str]:
     if not ids:
         return []
     with writing(session):
+        session.exec(update(FriendTable).where(col(FriendTable.id).in_(ids)).values(rev=FriendTable.rev + 1))
         for table_id in ids:
-            session.exec(update(FriendTable).where(col(FriendTable.id) == table_id).values(rev=FriendTable.rev + 1))
             BROKER.announce(session, table_id)
         session.commit()
     for table_id in ids:

@@ -472,7 +472,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error(str(exc))
         if done:
             print(f"{args.save}: {len(done)} deals already played, resuming", file=sys.stderr)
-    todo = [k for k in range(args.deals) if k not in {r["deal"] for r in done}]
+    saved = {r["deal"] for r in done}
+    todo = [k for k in range(args.deals) if k not in saved]
     t0 = time.perf_counter()
     results = list(done)
 
