@@ -21,6 +21,7 @@ import os
 import random
 import statistics
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -97,13 +98,19 @@ class Seat:
         self.posting = False
         """A move is on its way (the table's end waits for its answer: it is counted)."""
 
-    async def visit(self, path: str) -> str:
-        for _ in range(5):  # (a busy server says when to come back, as to the page)
-            r = await self.client.get(path)
-            if r.status_code != 503 or "Retry-After" not in r.headers:
-                break
+    async def patiently(self, send: Callable[[], Awaitable[httpx.Response]], tries: int) -> httpx.Response:
+        """``send()`` up to ``tries`` times while the answer is "the server is busy" (503 with
+        Retry-After), waiting as long as it says, as the page does; the last answer."""
+        for attempt in range(tries):
+            r = await send()
+            if r.status_code != 503 or "Retry-After" not in r.headers or attempt == tries - 1:
+                return r
             self.tally.busy_retried += 1
             await asyncio.sleep(float(r.headers["Retry-After"]))
+        raise ValueError("tries must be at least 1")
+
+    async def visit(self, path: str) -> str:
+        r = await self.patiently(lambda: self.client.get(path), 5)
         r.raise_for_status()
         self.client.headers["X-CSRF-Token"] = csrf_of(r.text)
         return r.text
@@ -172,13 +179,7 @@ class Seat:
 
     async def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
         """The page's request, sent again after "the server is busy" (up to 5 times), as the page does."""
-        for _ in range(5):
-            r = await self.client.post(path, data=body, headers=HX)
-            if r.status_code != 503 or "Retry-After" not in r.headers:
-                return r
-            self.tally.busy_retried += 1
-            await asyncio.sleep(float(r.headers["Retry-After"]))
-        return await self.client.post(path, data=body, headers=HX)
+        return await self.patiently(lambda: self.client.post(path, data=body, headers=HX), 6)
 
     async def play(self) -> None:
         while not self.over.is_set():

@@ -353,9 +353,15 @@ def qr_modules(svg: str) -> set[tuple[int, int]]:
     return dark
 
 
-def test_the_host_sees_the_invite_link_as_a_qr_code_of_exactly_that_link(people: list[TestClient]) -> None:
+def segno_modules(text: str) -> set[tuple[int, int]]:
+    """The dark modules of ``text``'s QR code as segno makes it (the page's settings)."""
     import segno
 
+    made = segno.make(text, error="m", micro=False)
+    return {(row, col) for row, line in enumerate(made.matrix) for col, bit in enumerate(line) if bit}
+
+
+def test_the_host_sees_the_invite_link_as_a_qr_code_of_exactly_that_link(people: list[TestClient]) -> None:
     host, bob = people[0], people[1]
     path = open_table(host)
     page = host.get(path).text
@@ -367,13 +373,10 @@ def test_the_host_sees_the_invite_link_as_a_qr_code_of_exactly_that_link(people:
     assert r.status_code == 200 and r.headers["content-type"] == "image/svg+xml"
     border = 4
     served = {(row - border, col - border) for row, col in qr_modules(r.text)}
-    made = segno.make(invite.group(1), error="m", micro=False)
-    expected = {(row, col) for row, line in enumerate(made.matrix) for col, bit in enumerate(line) if bit}
-    assert served == expected
+    assert served == segno_modules(invite.group(1))
     # (and not the code of another link: one character of the token changed)
     other = invite.group(1)[:-1] + ("A" if invite.group(1)[-1] != "A" else "B")
-    assert served != {(row, col) for row, line in enumerate(segno.make(other, error="m", micro=False).matrix)
-                      for col, bit in enumerate(line) if bit}
+    assert served != segno_modules(other)
     # the same link in the host's language
     it = host.get(f"/it{path}").text
     assert f'src="/it{path}/qr.svg"' in it
