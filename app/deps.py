@@ -127,14 +127,17 @@ def get_player(request: Request, session: SessionDep, settings: SettingsDep) -> 
     return player_of(request, session, settings)
 
 
-def player_of(request: Request, session: Session, settings: Settings) -> Player:
+def player_of(request: Request, session: Session, settings: Settings, *, end: bool = True) -> Player:
     """The player named by the request's token (header or cookie).
 
     A request without a valid token gets a new player that exists only in memory, with a
     token that names it; the row is written only when the player first does something
     worth keeping (:func:`app.services.ensure_player`), so a visitor who only looks at the
     page costs no storage.  A token issued before the player's ``tokens_valid_after``
-    (revoked) names nobody."""
+    (revoked) names nobody.
+
+    ``end``: end the lookup's transaction before returning (a dependency, whose route runs
+    in another hop); :func:`as_player` leaves it to the work that follows in the same hop."""
     identity = identify(request)
     player = services.get_player(session, identity.player_id) if identity else None
     if identity is not None and player is not None and player.tokens_valid_after is not None:
@@ -143,9 +146,10 @@ def player_of(request: Request, session: Session, settings: Settings) -> Player:
             identity, player = None, None
     if player is None:
         player = Player(id=identity.player_id if identity else services.new_id())
-    # the lookup's transaction ends here: the connection goes back to the pool before
-    # this request waits for its next thread
-    session.commit()
+    if end:
+        # the lookup's transaction ends here: the connection goes back to the pool before
+        # this request waits for its next thread
+        session.commit()
     state = request.state
     if identity is None or token_is_old(identity, settings.cookie_max_age):
         token = player_token(settings.secret_key, player.id)
@@ -171,10 +175,14 @@ async def as_player(request: Request, work: Callable[[Session, Player, services.
     """``work(session, player, context)`` for the request's player, the player's lookup and
     the work in one thread-pool hop: the JSON API's routes, where the dependencies above
     (FastAPI solves their tree again for every request) and a hop for the lookup alone were
-    most of an action's CPU (docs/benchmarks.md, "CPU per action")."""
+    most of an action's CPU (docs/benchmarks.md, "CPU per action").
+
+    The lookup's transaction is not ended on its own: the work's first read (the game)
+    continues it, on the same pooled connection, and every work ends its transaction
+    before anything slow (the computer players, a search) and before it returns."""
     def lookup_and_work() -> T:
         session = get_session(request)
         settings = get_settings(request)
-        return work(session, player_of(request, session, settings), context_of(request))
+        return work(session, player_of(request, session, settings, end=False), context_of(request))
 
     return await run_in_threadpool(lookup_and_work)

@@ -187,6 +187,10 @@ exception (or the message itself), at this status."""
 GameState = Callable[[Request], "dict[str, Any] | None"]
 """The game a refused API action was aimed at, as it is now (for a 409)."""
 
+GAME_NOW = "game_now"
+"""The request's state key under which a route that was refused 409 left the game as it is
+now (``None``: no such game), so that the handler need not read it again."""
+
 
 def install(app: FastAPI, page: PageAnswer, game_state: GameState) -> None:
     """Register every handler; ``page`` and ``game_state`` draw for the pages and the API."""
@@ -196,7 +200,11 @@ def install(app: FastAPI, page: PageAnswer, game_state: GameState) -> None:
         if is_api(request):
             body: dict[str, Any] = {"error": r.key, "detail": r.message}
             if r.status == 409:
-                body["game"] = await run_in_threadpool(game_state, request)
+                # the game as it is now: read by the route's own hop when it could
+                # (app.routers.api.acting), else read here
+                state = request.scope.get("state", {})
+                body["game"] = (state[GAME_NOW] if GAME_NOW in state
+                                else await run_in_threadpool(game_state, request))
             return JSONResponse(body, status_code=r.status)
         return await run_in_threadpool(page, request, exc, r.status)
 

@@ -209,7 +209,11 @@ def person_moons(game: Game, seat: int) -> int:
 
 def current_game(session: Session, player: Player) -> GameRecord | None:
     """The player's latest game that was not abandoned (a finished one stays on the table)."""
-    stmt = (select(GameRecord).where(GameRecord.player_id == player.id, GameRecord.status != "abandoned",
+    return _current_game_of(session, player.id)
+
+
+def _current_game_of(session: Session, player_id: str) -> GameRecord | None:
+    stmt = (select(GameRecord).where(GameRecord.player_id == player_id, GameRecord.status != "abandoned",
                                      col(GameRecord.table_id).is_(None))
             .order_by(col(GameRecord.created_at).desc()).limit(1))
     return session.exec(stmt).first()
@@ -273,11 +277,17 @@ def load_game(rec: GameRecord) -> Game:
 
 def find_game(session: Session, player: Player, game_id: str | None) -> GameRecord:
     """The game ``game_id`` of this player, or their current one when ``game_id`` is None."""
+    return find_game_of(session, player.id, game_id)
+
+
+def find_game_of(session: Session, player_id: str, game_id: str | None) -> GameRecord:
+    """:func:`find_game` by the player's id (a refusal's answer has the id, and its player
+    object was expired by the rollback)."""
     if game_id is None:
-        rec = current_game(session, player)
+        rec = _current_game_of(session, player_id)
     else:
         rec = session.exec(_GAME_BY_ID, params={"id": game_id}).first()
-    if rec is None or rec.player_id != player.id or rec.table_id is not None:
+    if rec is None or rec.player_id != player_id or rec.table_id is not None:
         raise GameNotFoundError(f"no game {game_id!r}" if game_id else "you have no game yet; start one")
     return rec
 

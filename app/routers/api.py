@@ -7,8 +7,9 @@ unknown game is 404.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Request, Response, status
 from pydantic import BaseModel, ConfigDict, Field
@@ -19,6 +20,7 @@ from engine import events as ev
 
 from .. import coaching, review_view, services
 from ..deps import CurrentPlayer, SessionDep, as_player, get_session
+from ..errors import GAME_NOW, REFUSED, refusal
 from ..models import Player
 from ..options import OptionsBase, Whole, options_model
 from ..services import Context, GameNotFoundError, Outcome
@@ -160,55 +162,81 @@ def answer(outcome: Outcome, status_code: int = status.HTTP_200_OK) -> Response:
 # router's): :func:`app.deps.as_player` looks the player up and does the route's work in one
 # thread-pool hop, where the dependencies took one hop for the lookup and one for the route.
 
+T = TypeVar("T")
+
+
+async def acting(request: Request, work: Callable[[Session, Player, Context], T]) -> T:
+    """:func:`app.deps.as_player`, with a refusal's answer prepared in the same hop: its
+    transaction rolled back there, and for a 409 the game as it is now read there too
+    (:mod:`app.errors` answers with it).  The refusal's handler read the player and the game
+    again in a hop of its own, and the session's close rolled back in a third."""
+    def guarded(session: Session, player: Player, ctx: Context) -> T:
+        player_id = player.id  # a rollback in the work expires the player
+        try:
+            return work(session, player, ctx)
+        except REFUSED as exc:
+            session.rollback()
+            if refusal(exc).status == 409:
+                request.scope.setdefault("state", {})[GAME_NOW] = game_now(
+                    session, player_id, request.path_params.get("game_id"))
+                session.commit()
+            raise
+
+    return await as_player(request, guarded)
+
+
 @router.post("/games", status_code=status.HTTP_201_CREATED, response_model=GameOut, responses=CREATE_ERRORS)
 async def start_game(options: GameOptions, request: Request) -> Response:
     """Deal a new game (abandoning the one in progress) and let the computer players act."""
-    return await as_player(request, lambda session, player, ctx: answer(services.start_game(
+    return await acting(request, lambda session, player, ctx: answer(services.start_game(
         session, player, options.rules(), options.difficulty, seed=options.seed, replaces=options.replaces,
         practice=options.practice or None, ctx=ctx), status.HTTP_201_CREATED))
 
 
 def _shown(session: Session, player: Player, game_id: str | None) -> Response:
     rec = services.find_game(session, player, game_id)
+    # the read ends here, in this hop: a session left in a transaction is closed in a hop of
+    # its own (app.deps.CloseSession)
+    session.commit()
     return answer(Outcome(rec, services.load_game(rec)))
 
 
 @router.get("/games/current", response_model=GameOut, responses=ERRORS)
 async def current_game(request: Request) -> Response:
     """The game this player would resume."""
-    return await as_player(request, lambda session, player, ctx: _shown(session, player, None))
+    return await acting(request, lambda session, player, ctx: _shown(session, player, None))
 
 
 @router.get("/games/{game_id}", response_model=GameOut, responses=ERRORS)
 async def get_game(game_id: str, request: Request) -> Response:
-    return await as_player(request, lambda session, player, ctx: _shown(session, player, game_id))
+    return await acting(request, lambda session, player, ctx: _shown(session, player, game_id))
 
 
 @router.post("/games/{game_id}/pass", response_model=GameOut, responses=ERRORS)
 async def pass_cards(game_id: str, body: PassBody, request: Request) -> Response:
     """Pass three cards; the computer players pass too and play up to your turn."""
-    return await as_player(request, lambda session, player, ctx: answer(
+    return await acting(request, lambda session, player, ctx: answer(
         services.pass_cards(session, player, game_id, body.version, body.cards, ctx)))
 
 
 @router.post("/games/{game_id}/play", response_model=GameOut, responses=ERRORS)
 async def play_card(game_id: str, body: PlayBody, request: Request) -> Response:
     """Play a card; the computer players then play up to your next turn or the end of the hand."""
-    return await as_player(request, lambda session, player, ctx: answer(
+    return await acting(request, lambda session, player, ctx: answer(
         services.play_card(session, player, game_id, body.version, body.card, ctx)))
 
 
 @router.post("/games/{game_id}/moon", response_model=GameOut, responses=ERRORS)
 async def choose_moon(game_id: str, body: MoonBody, request: Request) -> Response:
     """Shooter's choice, when you shot the moon."""
-    return await as_player(request, lambda session, player, ctx: answer(
+    return await acting(request, lambda session, player, ctx: answer(
         services.choose_moon(session, player, game_id, body.version, body.subtract, ctx)))
 
 
 @router.post("/games/{game_id}/next", response_model=GameOut, responses=ERRORS)
 async def next_round(game_id: str, body: Versioned, request: Request) -> Response:
     """Deal the next hand after a hand is over."""
-    return await as_player(request, lambda session, player, ctx: answer(
+    return await acting(request, lambda session, player, ctx: answer(
         services.next_round(session, player, game_id, body.version, ctx)))
 
 
@@ -240,7 +268,7 @@ class ReviewOut(BaseModel):
 async def undo(game_id: str, body: Versioned, request: Request) -> Response:
     """A practice game only: take back your last pass or card and the computer players' moves
     after it (the version goes up by one, so a repeated request is refused as stale)."""
-    return await as_player(request, lambda session, player, ctx: answer(
+    return await acting(request, lambda session, player, ctx: answer(
         coaching.undo(session, player, game_id, body.version, ctx)))
 
 
@@ -252,7 +280,7 @@ async def hint(game_id: str, body: Versioned, request: Request) -> HintOut:
         shown = review_view.hint_view(found.cards, found.reason, found.values, found.game.view(found.record.seat))
         return HintOut(cards=list(found.cards), reason=found.reason, text=shown.text)
 
-    return await as_player(request, work)
+    return await acting(request, work)
 
 
 @router.get("/games/{game_id}/hands/{hand}/review", response_model=ReviewOut, responses=ERRORS)
@@ -264,7 +292,7 @@ async def review(game_id: str, hand: int, request: Request) -> ReviewOut:
         return ReviewOut(hand=hand, decisions=[RatingOut(**r.to_dict()) for r in found.ratings],
                          lost=round(sum(r.lost for r in found.ratings), 3))
 
-    return await as_player(request, work)
+    return await acting(request, work)
 
 
 @router.get("/records", response_model=list[RecordOut])
@@ -277,14 +305,18 @@ def records(session: SessionDep, player: CurrentPlayer) -> list[RecordOut]:
 
 def game_state(request: Request) -> dict[str, Any] | None:
     """The game a refused action was aimed at, as it is now (a stale client shows this),
-    read with the request's own session."""
+    read with the request's own session (when the route did not leave it: :func:`acting`)."""
     session = get_session(request)
     session.rollback()
-    player = services.get_player(session, getattr(request.state, "player_id", None))
-    if player is None:
-        return None
+    player_id = getattr(request.state, "player_id", None)
+    return None if player_id is None else game_now(session, player_id, request.path_params.get("game_id"))
+
+
+def game_now(session: Session, player_id: str, game_id: str | None) -> dict[str, Any] | None:
+    """The game ``game_id`` of the player (their current one for None) as the API shows it,
+    or None when they have no such game."""
     try:
-        rec = services.find_game(session, player, request.path_params.get("game_id"))
+        rec = services.find_game_of(session, player_id, game_id)
     except GameNotFoundError:
         return None
     return game_out(Outcome(rec, services.load_game(rec))).model_dump()

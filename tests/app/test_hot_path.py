@@ -59,13 +59,45 @@ def test_an_action_makes_one_thread_pool_hop(client: TestClient, monkeypatch: py
     assert seen == ["lookup_and_work"], seen
 
 
+def test_a_stale_action_is_answered_from_its_own_hop(
+        app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = playing(client)
+    card = game["view"]["legal"][0]
+    now = client.post(f"/api/v1/games/{game['game_id']}/play", json={"version": game["version"], "card": card}).json()
+    seen = hops(monkeypatch)
+    r = client.post(f"/api/v1/games/{game['game_id']}/play", json={"version": game["version"], "card": card})
+    assert r.status_code == 409 and r.json()["error"] == "stale_version"
+    # the game as it is now, read in the refused action's hop (not again by the handler, and
+    # no hop for the session's close: the hop rolled its transaction back)
+    assert r.json()["game"] == {**now, "events": []}
+    assert seen == ["lookup_and_work"], seen
+    # an unknown game: refused in its hop too
+    r = client.post("/api/v1/games/nope/play", json={"version": 0, "card": card})
+    assert r.status_code == 404 and r.json()["error"] == "game_not_found"
+    assert seen == ["lookup_and_work"] * 2, seen
+    assert app.state.db_engine.pool.checkedout() == 0
+
+
+def test_reading_a_game_makes_one_hop_and_ends_its_own_transaction(
+        app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = playing(client)
+    seen = hops(monkeypatch)
+    for path in ("/api/v1/games/current", f"/api/v1/games/{game['game_id']}"):
+        r = client.get(path)
+        assert r.status_code == 200 and r.json()["version"] == game["version"]
+    # the player's lookup and the game's read in one transaction, ended in the hop: nothing
+    # is left for the session's close to roll back in a hop of its own
+    assert seen == ["lookup_and_work", "lookup_and_work"], seen
+    assert app.state.db_engine.pool.checkedout() == 0
+
+
 def test_a_read_that_leaves_a_transaction_open_still_closes_it_off_the_event_loop(
         app: FastAPI, client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
     playing(client)
     seen = hops(monkeypatch)
-    assert client.get("/api/v1/games/current").status_code == 200
-    # the lookup of the game began a transaction the route did not end: its rollback waits
-    # for the database, so the close goes to the thread pool
+    assert client.get("/api/v1/records").status_code == 200
+    # the records' read began a transaction the route did not end: its rollback waits for
+    # the database, so the close goes to the thread pool
     assert "close" in seen
     assert app.state.db_engine.pool.checkedout() == 0
 
