@@ -7,6 +7,7 @@ dependencies and its route (see :mod:`app.limits` for why that matters).
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from datetime import UTC
 from typing import Annotated, TypeVar
@@ -20,7 +21,7 @@ from starlette.types import ASGIApp, Receive, Scope, Send
 from . import services
 from .config import Settings
 from .limits import client_key
-from .models import Player
+from .models import GameRecord, Player
 from .security import PLAYER_HEADER, TOKEN_SALT, identify, player_token, read_token, token_is_old
 from .thinking import Thinker
 
@@ -138,12 +139,24 @@ def player_of(request: Request, session: Session, settings: Settings, *, end: bo
 
     ``end``: end the lookup's transaction before returning (a dependency, whose route runs
     in another hop); :func:`as_player` leaves it to the work that follows in the same hop."""
+    return _player_and_game(request, session, settings, end=end)[0]
+
+
+def _player_and_game(request: Request, session: Session, settings: Settings, *, end: bool = True,
+                     game_id: str | None = None) -> tuple[Player, GameRecord | None]:
+    """:func:`player_of`, and with a ``game_id`` that game of the player's too, read in the
+    same statement (None: not found that way, the services then look for it as usual)."""
     identity = identify(request)
-    player = services.get_player(session, identity.player_id) if identity else None
+    player, game = None, None
+    if identity is not None:
+        if game_id is None:
+            player = services.get_player(session, identity.player_id)
+        else:
+            player, game = services.get_player_and_game(session, identity.player_id, game_id)
     if identity is not None and player is not None and player.tokens_valid_after is not None:
         revoked = player.tokens_valid_after.replace(tzinfo=player.tokens_valid_after.tzinfo or UTC)
         if identity.issued is None or identity.issued < revoked.timestamp():
-            identity, player = None, None
+            identity, player, game = None, None, None
     if player is None:
         player = Player(id=identity.player_id if identity else services.new_id())
     if end:
@@ -163,7 +176,7 @@ def player_of(request: Request, session: Session, settings: Settings, *, end: bo
     state.player_id = player.id
     state.player_token = token
     state.player_new = identity is None
-    return player
+    return player, game
 
 
 CurrentPlayer = Annotated[Player, Depends(get_player)]
@@ -171,7 +184,8 @@ CurrentPlayer = Annotated[Player, Depends(get_player)]
 T = TypeVar("T")
 
 
-async def as_player(request: Request, work: Callable[[Session, Player, services.Context], T]) -> T:
+async def as_player(request: Request, work: Callable[[Session, Player, services.Context], T],
+                    game_id: str | None = None) -> T:
     """``work(session, player, context)`` for the request's player, the player's lookup and
     the work in one thread-pool hop: the JSON API's routes, where the dependencies above
     (FastAPI solves their tree again for every request) and a hop for the lookup alone were
@@ -179,10 +193,15 @@ async def as_player(request: Request, work: Callable[[Session, Player, services.
 
     The lookup's transaction is not ended on its own: the work's first read (the game)
     continues it, on the same pooled connection, and every work ends its transaction
-    before anything slow (the computer players, a search) and before it returns."""
+    before anything slow (the computer players, a search) and before it returns.
+
+    ``game_id``: the game the request names, read in the same statement as the player and
+    handed to the work in its context (:attr:`app.services.Context.game`)."""
     def lookup_and_work() -> T:
         session = get_session(request)
         settings = get_settings(request)
-        return work(session, player_of(request, session, settings, end=False), context_of(request))
+        player, game = _player_and_game(request, session, settings, end=False, game_id=game_id)
+        ctx = context_of(request)
+        return work(session, player, ctx if game is None else dataclasses.replace(ctx, game=game))
 
     return await run_in_threadpool(lookup_and_work)

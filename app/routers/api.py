@@ -182,7 +182,7 @@ async def acting(request: Request, work: Callable[[Session, Player, Context], T]
                 session.commit()
             raise
 
-    return await as_player(request, guarded)
+    return await as_player(request, guarded, request.path_params.get("game_id"))
 
 
 @router.post("/games", status_code=status.HTTP_201_CREATED, response_model=GameOut, responses=CREATE_ERRORS)
@@ -193,8 +193,8 @@ async def start_game(options: GameOptions, request: Request) -> Response:
         practice=options.practice or None, ctx=ctx), status.HTTP_201_CREATED))
 
 
-def _shown(session: Session, player: Player, game_id: str | None) -> Response:
-    rec = services.find_game(session, player, game_id)
+def _shown(session: Session, player: Player, game_id: str | None, ctx: Context) -> Response:
+    rec = services.find_game(session, player, game_id, ctx.game)
     # the read ends here, in this hop: a session left in a transaction is closed in a hop of
     # its own (app.deps.CloseSession)
     session.commit()
@@ -204,12 +204,12 @@ def _shown(session: Session, player: Player, game_id: str | None) -> Response:
 @router.get("/games/current", response_model=GameOut, responses=ERRORS)
 async def current_game(request: Request) -> Response:
     """The game this player would resume."""
-    return await acting(request, lambda session, player, ctx: _shown(session, player, None))
+    return await acting(request, lambda session, player, ctx: _shown(session, player, None, ctx))
 
 
 @router.get("/games/{game_id}", response_model=GameOut, responses=ERRORS)
 async def get_game(game_id: str, request: Request) -> Response:
-    return await acting(request, lambda session, player, ctx: _shown(session, player, game_id))
+    return await acting(request, lambda session, player, ctx: _shown(session, player, game_id, ctx))
 
 
 @router.post("/games/{game_id}/pass", response_model=GameOut, responses=ERRORS)

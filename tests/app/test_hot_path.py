@@ -14,6 +14,7 @@ import anyio.to_thread
 import pytest
 from fastapi import FastAPI
 from fastapi.testclient import TestClient
+from sqlalchemy import event
 from sqlmodel import Session
 
 from app import security, services
@@ -57,6 +58,31 @@ def test_an_action_makes_one_thread_pool_hop(client: TestClient, monkeypatch: py
                     json={"version": game["version"], "card": game["view"]["legal"][0]})
     assert r.status_code == 200, r.text
     assert seen == ["lookup_and_work"], seen
+
+
+def test_an_action_reads_its_player_and_game_in_one_statement(app: FastAPI, client: TestClient) -> None:
+    game = playing(client)
+    statements: list[str] = []
+
+    def seen(conn: Any, cursor: Any, statement: str, *args: Any) -> None:
+        statements.append(statement.split(None, 1)[0].upper())
+
+    event.listen(app.state.db_engine, "before_cursor_execute", seen)
+    try:
+        r = client.post(f"/api/v1/games/{game['game_id']}/play",
+                        json={"version": game["version"], "card": game["view"]["legal"][0]})
+        assert r.status_code == 200, r.text
+        assert statements == ["SELECT", "UPDATE"], statements
+        statements.clear()
+        assert client.get(f"/api/v1/games/{game['game_id']}").json()["version"] == r.json()["version"]
+        assert statements == ["SELECT"], statements
+        # another player's game is not theirs, read together or not
+        statements.clear()
+        other = TestClient(app)
+        r = other.post(f"/api/v1/games/{game['game_id']}/play", json={"version": 0, "card": "QS"})
+        assert r.status_code == 404 and r.json()["error"] == "game_not_found"
+    finally:
+        event.remove(app.state.db_engine, "before_cursor_execute", seen)
 
 
 def test_a_stale_action_is_answered_from_its_own_hop(
