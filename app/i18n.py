@@ -213,8 +213,11 @@ def split_prefix(path: str) -> tuple[Language | None, str]:
     return lang, "/" + rest
 
 
+@lru_cache(maxsize=1024)
 def negotiate(accept_language: str) -> Language:
-    """The best of ours for an ``Accept-Language`` header, by its q-values; else English."""
+    """The best of ours for an ``Accept-Language`` header, by its q-values; else English.
+    Remembered per header: a browser sends the same one with every request, and Babel's
+    matching was most of what the language middleware cost a request."""
     choices: list[tuple[float, int, str]] = []
     for i, part in enumerate(accept_language.split(",")):
         tag, *params = part.strip().split(";")
