@@ -94,11 +94,14 @@ def people(state: TableState, viewer_id: str | None) -> list[Person]:
 
 def table_context(request: Request, session: Session | None, player: Player, state: TableState, *,
                   outcome: tables.TableOutcome | None = None, since: int | None = None,
-                  error: str | None = None, with_records: bool = True, game: Game | None = None) -> dict[str, Any]:
+                  error: str | None = None, with_records: bool = True, game: Game | None = None,
+                  parts: bool = False) -> dict[str, Any]:
     """What the table's page and fragments need, for ``player`` (at their seat, or watching).
     ``outcome``: the player's own action; ``since``: a page showing that version of the
     game gets the moves after it played back; ``game``: the table's game, already loaded
-    (it is only read); ``session`` is needed only ``with_records``."""
+    (it is only read); ``session`` is needed only ``with_records``; ``parts``: a move
+    within a hand is drawn as what it changes on the table of version ``since``
+    (``patch``), not whole."""
     seat = state.seat_of(player.id)
     rec = state.record
     table = state.table
@@ -154,6 +157,9 @@ def table_context(request: Request, session: Session | None, player: Player, sta
         ctx.update(t=page.table, sheet=page.sheet, tricks=page.tricks, frames=page.frames, playback_base=page.base,
                    say=page.say, celebrate=page.celebrate, rules_now=presenter.rules_lines(game.rules),
                    rules=game.rules)
+        if parts and outcome is None and page.before is not None and not page.celebrate:
+            ctx["patch"] = presenter.final_parts(page.before, page.table)
+            ctx["patch_from"] = since
     return ctx
 
 
@@ -197,7 +203,7 @@ def _render_table(request: Request, ctx: dict[str, Any]) -> str:
     if new_tricks is not None:
         lines = render_block(env, GAME, "trick_lines", {**ctx, "tricks": ctx["tricks"][new_tricks:]})
         deferred.append(Deferred("#tricks .trick-list", "beforeend", Markup(lines)))
-    return render_block(env, GAME, "table", {**ctx, "deferred": deferred})
+    return render_block(env, GAME, "table_patch" if ctx.get("patch") else "table", {**ctx, "deferred": deferred})
 
 
 def _render_people(request: Request, ctx: dict[str, Any]) -> str:
@@ -442,7 +448,8 @@ def _events(request: Request, engine: Any, snap: Snapshot, player_id: str, shown
     people_changed = old is None or old[2] != key[2]
     if game_changed or people_changed:
         since = old[1] if old is not None and old[0] == key[0] and game_changed else None
-        ctx = table_context(request, None, player, state, since=since, with_records=False, game=snap.game)
+        ctx = table_context(request, None, player, state, since=since, with_records=False, game=snap.game,
+                            parts=True)
         if game_changed:
             out.append(_sse("table", _table_html(request, engine, snap, ctx, player, since), state.key))
         # (with every move too: who is connected changes by the clock, a grace running out)
