@@ -493,6 +493,21 @@
 
   document.addEventListener("htmx:beforeSwap", (event) => {
     if (!event.detail.target || event.detail.target.id !== "table" || !event.detail.shouldSwap) return;
+    const answer = typeof event.detail.serverResponse === "string" ? patchOf(event.detail.serverResponse) : null;
+    if (answer) {
+      // a move at a table for friends, answered as what it changes on the table it was made on
+      const table = event.detail.target;
+      if (answer.dataset.game === table.dataset.game && answer.dataset.patch === table.dataset.version) {
+        event.detail.serverResponse = patched(table, answer).outerHTML;
+      } else {
+        event.detail.shouldSwap = false;
+        // (the table's events have shown it already, or the table changed meanwhile: then whole)
+        if (answer.dataset.game !== table.dataset.game || Number(answer.dataset.version) > Number(table.dataset.version)) {
+          tableWhole();
+        }
+        return;
+      }
+    }
     carried = { trick: trickKeys(shownFelt()), played: lastPlayed, dealt: isNewGame(event.detail),
                 stage: event.detail.target.querySelector(":scope > .stage") };
     lastPlayed = null;
@@ -772,11 +787,7 @@
       // a move drawn on another table than the one shown (this page's own answer came in
       // between): the table as it is now, whole
       event.preventDefault();
-      const live = document.getElementById("live");
-      if (table && live && window.htmx) {
-        const url = live.getAttribute("sse-connect").split("/events")[0] + "/table";
-        window.htmx.ajax("GET", url, { target: "#table", swap: "outerHTML" }).catch(() => {});
-      }
+      if (table) tableWhole();
       return;
     }
     carried = { trick: trickKeys(shownFelt()), played: null, dealt: false,
@@ -796,6 +807,13 @@
   // section names that table's version in data-patch): the page's table is copied, the
   // final table's parts put in it in place of its own, and it is swapped in as a whole
   // table would be, with the playback and the side panels the event carries.
+  function tableWhole() {
+    const live = document.getElementById("live");
+    if (!live || !window.htmx) return;
+    const url = live.getAttribute("sse-connect").split("/events")[0] + "/table";
+    window.htmx.ajax("GET", url, { target: "#table", swap: "outerHTML" }).catch(() => {});
+  }
+
   function patchOf(data) {
     if (!data || data.indexOf("data-patch=") < 0) return null;
     const holder = document.createElement("template");
@@ -808,6 +826,11 @@
     const next = table.cloneNode(true);
     // (what the playback under way showed is left behind; side panels not yet swapped stay)
     next.querySelectorAll(":scope > .playback, :scope > template.frame, :scope > [data-alert]").forEach((el) => el.remove());
+    // (controls locked by a request on its way are the table's own again, as in a table drawn whole)
+    next.querySelectorAll("[data-disabled-by-htmx]").forEach((el) => {
+      ["disabled", "data-disabled-by-htmx", "aria-disabled"].forEach((name) => el.removeAttribute(name));
+    });
+    next.querySelectorAll(".htmx-request").forEach((el) => el.classList.remove("htmx-request"));
     Array.from(next.attributes).forEach((a) => next.removeAttribute(a.name));
     Array.from(patch.attributes).forEach((a) => { if (a.name !== "data-patch") next.setAttribute(a.name, a.value); });
     const countdown = next.querySelector(":scope > .table-bar .countdown");

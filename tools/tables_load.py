@@ -55,9 +55,11 @@ class Tally:
     """Streams that ended or failed before the game's end, opened again with the last event's id."""
     event_bytes: list[int] = field(default_factory=list)
     """The size of each table event's data (its HTML), before compression."""
+    answer_bytes: list[int] = field(default_factory=list)
+    """The size of each acknowledged move's answer (its HTML), before compression."""
     refetched: int = 0
-    """Move events drawn on another table than the screen showed (its own move's answer came
-    in between): the table was asked for whole, as the page does."""
+    """Moves' events or answers drawn on another table than the screen showed (a move's
+    answer and the table's event crossed): the table was asked for whole, as the page does."""
     raced: int = 0
     """Moves refused because somebody else's was stored first (409): the person acts again
     from the table the answer shows, as on the page."""
@@ -197,6 +199,21 @@ class Seat:
                 return
             await asyncio.sleep(1.0)
 
+    async def answered(self, html: str) -> None:
+        """The move's answer on this person's screen, as the page shows it: the parts it
+        changes put in the table it was made on; nothing when the screen shows it already
+        (the table's event came first); the table asked for whole when it changed meanwhile."""
+        head = Table.head(html)
+        shown = self.shown
+        if head is not None and shown is not None and shown.game == head[2] and head[0] <= shown.version:
+            return
+        table = Table.read(html, shown)
+        if table is None and Table.is_patch(html):
+            self.tally.refetched += 1
+            await self.look_again()
+            return
+        self.see(table)
+
     async def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
         """The page's request, sent again after "the server is busy" (up to 5 times), as the page does."""
         return await self.patiently(lambda: self.client.post(path, data=body, headers=HX), 6)
@@ -235,7 +252,8 @@ class Seat:
                 self.posting = False
             if r.status_code == 200:
                 self.tally.acked.append((self.path, table.version, json.dumps([kind, body], sort_keys=True)))
-                self.see(Table.read(r.text))
+                self.tally.answer_bytes.append(len(r.content))
+                await self.answered(r.text)
             elif r.status_code == 409 and kind == "next":
                 self.see(Table.read(r.text))  # (somebody else dealt the next hand first)
             elif r.status_code == 409:
@@ -377,6 +395,8 @@ async def run(bases: list[str], pids: list[int], tables: int, think: tuple[float
             "event_bytes_p50": round(percentile(sorted(map(float, tally.event_bytes)), 50)),
             "event_bytes_p95": round(percentile(sorted(map(float, tally.event_bytes)), 95)),
             "event_bytes_mean": round(statistics.fmean(tally.event_bytes)) if tally.event_bytes else 0,
+            "answer_bytes_p50": round(percentile(sorted(map(float, tally.answer_bytes)), 50)),
+            "answer_bytes_mean": round(statistics.fmean(tally.answer_bytes)) if tally.answer_bytes else 0,
             "refetched": tally.refetched,
             "busy_retried": tally.busy_retried, "raced": tally.raced, "reconnects": tally.reconnects,
             "stalls": len(tally.stalls), "stall_samples": tally.stalls[:5],
