@@ -192,8 +192,26 @@ def test_each_stream_carries_only_its_own_persons_cards(database_url: str, tmp_p
             since = at
         people_events = [e for e in reader.events if e.name == "people"]
         assert people_events and all("data-card=" not in e.data for e in people_events)
+        check_moves_sent_as_parts(tables)
     for p in people:
         p.close()
+
+
+def check_moves_sent_as_parts(tables: list[Event]) -> None:
+    """The moves within a hand come as the parts of the table they change: never the table
+    whole (its felt, its seats laid out), the hand only when it changes, and the table after
+    a move that leaves the person's hand as it was in far fewer bytes than drawn whole."""
+    whole = [len(e.data) for e in tables
+             if "data-patch=" not in e.data and re.search(r'data-phase="(pass|play)"', e.data)]
+    patches = [e.data for e in tables if "data-patch=" in e.data]
+    assert whole and len(patches) > len(tables) // 2
+    for data in patches:
+        final = data.partition('<template class="final">')[2].partition("</template>")[0]
+        now = data.partition('<template class="frame"')[0]
+        assert 'class="felt' not in now and 'class="seat' not in now and 'class="result' not in now
+        if '<form class="hand-form"' not in final:
+            # (the table as it is now: the playback of the moves and the trick list come after it)
+            assert "in-hand" not in final and len(now) < min(whole) / 3, len(now)
 
 
 def test_spectators_see_no_hand_and_each_stream_carries_its_own_token(database_url: str,
