@@ -786,6 +786,8 @@ class Page:
     tricks: list[TrickLine]
     say: str
     celebrate: bool
+    before: Table | None = None
+    """The table the person acted on (``before`` of :func:`build_page`), as it was drawn then."""
 
 
 def build_page(view: PlayerView, steps: list[Step] | None = None, dealt: bool = False,
@@ -797,7 +799,8 @@ def build_page(view: PlayerView, steps: list[Step] | None = None, dealt: bool = 
     final = build_table(view)
     # the page plays the moments on the table the person acted on, with the final hand (the
     # cards they hold do not change while the computer players move)
-    shown = final if before is None else replace(build_table(before), hand=final.hand)
+    prior = None if before is None else build_table(before)
+    shown = final if prior is None else replace(prior, hand=final.hand)
     moments = []
     for f in frames(steps, names, view, dealt=dealt):
         table = build_table(f.view, shown=f.shown, frame=True, shuffling=f.shuffling)
@@ -806,7 +809,59 @@ def build_page(view: PlayerView, steps: list[Step] | None = None, dealt: bool = 
     return Page(viewer=view.seat, table=final, frames=tuple(moments), base="final" if before is None else "previous",
                 sheet=score_sheet(view),
                 tricks=trick_history(view), say=final_announcement(steps, view, names),
-                celebrate=celebrating(steps))
+                celebrate=celebrating(steps), before=prior)
+
+
+@dataclass(frozen=True)
+class FinalParts:
+    """What a move changes on the table a page shows (drawn from version ``before`` of the
+    same hand): the parts of the final table to put in place of the page's, the rest of
+    the page's table staying as it is (a table for friends sends a move as these)."""
+
+    table: Table
+    backs: tuple[SeatView, ...]
+    plates: tuple[SeatView, ...]
+    center: bool
+    status: bool
+    info: bool
+    felt: bool
+    hand: bool
+    """The person's hand form (its cards, their mode, the strip, the pass bar)."""
+
+
+PATCHED_PHASES = (Phase.PASS.value, Phase.PLAY.value)
+"""A move within a hand's passing and play is sent as parts; a hand's end, a moon's choice
+or a new deal change the table whole (its result box, its controls)."""
+
+
+def _hand_drawn(t: Table) -> tuple[object, ...]:
+    # what the hand form shows: the cards and how each can be used, its words and its strip
+    cards = tuple((h.face.code, h.received, h.legal if t.hand_mode == "play" else None) for h in t.hand)
+    return t.hand_mode, cards, t.hand_say, t.strip, t.pass_text if t.hand_mode == "pass" else "", t.received_from
+
+
+def final_parts(before: Table, final: Table) -> FinalParts | None:
+    """The parts of ``final`` that differ from ``before`` (both drawn as final tables, not
+    moments of a playback); None when the table changes whole (see :data:`PATCHED_PHASES`)."""
+    if before.phase not in PATCHED_PHASES or final.phase not in PATCHED_PHASES \
+            or before.round_number != final.round_number or before.players != final.players \
+            or before.shuffling or final.shuffling or before.result is not None or final.result is not None \
+            or before.moon_value is not None or final.moon_value is not None:
+        return None
+    seats = {s.seat: s for s in (*before.others, before.me)}
+    if set(seats) != {s.seat for s in (*final.others, final.me)} or before.me.seat != final.me.seat:
+        return None
+    return FinalParts(
+        final,
+        backs=tuple(s for s in final.others if min(s.cards, 6) != min(seats[s.seat].cards, 6)),
+        plates=tuple(s for s in (*final.others, final.me) if _plate(seats[s.seat]) != _plate(s)),
+        center=(before.trick, before.pass_hint, before.pass_arrow, before.pass_text)
+        != (final.trick, final.pass_hint, final.pass_arrow, final.pass_text),
+        status=(before.status, before.my_turn) != (final.status, final.my_turn),
+        info=(before.round_number, before.hearts_broken) != (final.round_number, final.hearts_broken),
+        felt=(before.phase, before.last_say, before.score_say) != (final.phase, final.last_say, final.score_say),
+        hand=_hand_drawn(before) != _hand_drawn(final),
+    )
 
 
 def celebrating(steps: list[Step]) -> bool:

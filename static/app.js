@@ -493,6 +493,21 @@
 
   document.addEventListener("htmx:beforeSwap", (event) => {
     if (!event.detail.target || event.detail.target.id !== "table" || !event.detail.shouldSwap) return;
+    const answer = typeof event.detail.serverResponse === "string" ? patchOf(event.detail.serverResponse) : null;
+    if (answer) {
+      // a move at a table for friends, answered as what it changes on the table it was made on
+      const table = event.detail.target;
+      if (answer.dataset.game === table.dataset.game && answer.dataset.patch === table.dataset.version) {
+        event.detail.serverResponse = patched(table, answer).outerHTML;
+      } else {
+        event.detail.shouldSwap = false;
+        // (the table's events have shown it already, or the table changed meanwhile: then whole)
+        if (answer.dataset.game !== table.dataset.game || Number(answer.dataset.version) > Number(table.dataset.version)) {
+          tableWhole();
+        }
+        return;
+      }
+    }
     carried = { trick: trickKeys(shownFelt()), played: lastPlayed, dealt: isNewGame(event.detail),
                 stage: event.detail.target.querySelector(":scope > .stage") };
     lastPlayed = null;
@@ -767,16 +782,93 @@
       event.preventDefault();
       return;
     }
+    const patch = patchOf(event.detail.data);
+    if (patch && !(table && patch.dataset.game === table.dataset.game && patch.dataset.patch === table.dataset.version)) {
+      // a move drawn on another table than the one shown (this page's own answer came in
+      // between): the table as it is now, whole
+      event.preventDefault();
+      if (table) tableWhole();
+      return;
+    }
     carried = { trick: trickKeys(shownFelt()), played: null, dealt: false,
                 stage: table ? table.querySelector(":scope > .stage") : null };
     // the cards this person has chosen to pass stay chosen while the others' passes arrive
     chosenBefore = Array.from(document.querySelectorAll("#table > .stage .hand-form[data-mode=pass] .in-hand[aria-pressed=true]"),
                               (card) => card.dataset.card);
+    if (patch && window.htmx) {
+      event.preventDefault();
+      window.htmx.swap(table, patched(table, patch).outerHTML, { swapStyle: "outerHTML", ignoreTitle: true });
+      tableShown();
+      startCountdown();
+    }
   });
+
+  // A move within a hand comes as what it changes on the table the page shows (the event's
+  // section names that table's version in data-patch): the page's table is copied, the
+  // final table's parts put in it in place of its own, and it is swapped in as a whole
+  // table would be, with the playback and the side panels the event carries.
+  function tableWhole() {
+    const live = document.getElementById("live");
+    if (!live || !window.htmx) return;
+    const url = live.getAttribute("sse-connect").split("/events")[0] + "/table";
+    window.htmx.ajax("GET", url, { target: "#table", swap: "outerHTML" }).catch(() => {});
+  }
+
+  function patchOf(data) {
+    if (!data || data.indexOf("data-patch=") < 0) return null;
+    const holder = document.createElement("template");
+    holder.innerHTML = data;
+    const section = holder.content.firstElementChild;
+    return section && section.id === "table" && section.hasAttribute("data-patch") ? section : null;
+  }
+
+  function patched(table, patch) {
+    const next = table.cloneNode(true);
+    // (what the playback under way showed is left behind; side panels not yet swapped stay)
+    next.querySelectorAll(":scope > .playback, :scope > template.frame, :scope > [data-alert]").forEach((el) => el.remove());
+    // (controls locked by a request on its way are the table's own again, as in a table drawn whole)
+    next.querySelectorAll("[data-disabled-by-htmx]").forEach((el) => {
+      ["disabled", "data-disabled-by-htmx", "aria-disabled"].forEach((name) => el.removeAttribute(name));
+    });
+    next.querySelectorAll(".htmx-request").forEach((el) => el.classList.remove("htmx-request"));
+    Array.from(next.attributes).forEach((a) => next.removeAttribute(a.name));
+    Array.from(patch.attributes).forEach((a) => { if (a.name !== "data-patch") next.setAttribute(a.name, a.value); });
+    const countdown = next.querySelector(":scope > .table-bar .countdown");
+    const fresh = patch.querySelector(":scope > .countdown");
+    if (countdown && fresh) countdown.replaceWith(fresh);
+    else if (countdown) countdown.remove();
+    else if (fresh) next.querySelector(":scope > .table-bar .level")?.after(fresh);
+    const stage = next.querySelector(":scope > .stage");
+    const final = patch.querySelector(":scope > template.final");
+    if (stage && final) {
+      Array.from(final.content.children).forEach((part) => {
+        if (part.matches(".hand-form")) {
+          stage.querySelector(".hand-form")?.replaceWith(part);
+          return;
+        }
+        const key = part.dataset.part;
+        if (key === "felt") {
+          const felt = stage.querySelector(".felt");
+          if (felt) ["phase", "sayLast", "sayScores"].forEach((name) => { felt.dataset[name] = part.dataset[name]; });
+          return;
+        }
+        stage.querySelector(`[data-part="${key}"]`)?.replaceWith(part);
+      });
+      stage.querySelectorAll("input[name=version]").forEach((input) => { input.value = next.dataset.version; });
+    }
+    const frames = Array.from(patch.querySelectorAll(":scope > template:not(.final)"));
+    if (stage) stage.hidden = frames.some((tpl) => tpl.matches(".frame"));
+    frames.forEach((tpl) => next.appendChild(tpl));
+    return next;
+  }
+
   let chosenBefore = [];
   document.addEventListener("htmx:sseMessage", (event) => {
+    if (event.detail.type === "table") tableShown();
+  });
+  function tableShown() {
     const table = document.getElementById("table");
-    if (event.detail.type !== "table" || !table) return;
+    if (!table) return;
     const form = table.querySelector(":scope > .stage .hand-form[data-mode=pass]");
     if (form && chosenBefore.length) {
       chosenBefore.forEach((code) => {
@@ -787,7 +879,7 @@
     }
     chosenBefore = [];
     play(table);
-  });
+  }
   document.addEventListener("htmx:sseClose", (event) => {
     if (event.detail.type !== "message") return;
     const note = document.getElementById("closed-note");

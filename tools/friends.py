@@ -22,6 +22,7 @@ _MODE = re.compile(r'<form class="hand-form" data-mode="(\w+)"')
 _TO_PASS = re.compile(r'data-select="([^"]+)"')
 _TO_PLAY = re.compile(r'<button type="submit" name="card" value="([^"]+)"([^>]*)>')
 _HAND = re.compile(r'class="card in-hand[^"]*" data-card="([^"]+)"|data-card="([^"]+)" class="card in-hand')
+_PATCH = re.compile(r'<section id="table"[^>]*data-patch="(\d+)"')
 _MOON = re.compile(r'name="choice" value="add"')
 _NEXT = re.compile(r'/next"')
 
@@ -42,19 +43,40 @@ class Table:
     next_hand: bool
 
     @classmethod
-    def read(cls, html: str) -> Table | None:
+    def read(cls, html: str, before: Table | None = None) -> Table | None:
+        """The table an answer or a table event shows.  An event that sends a move as the
+        parts it changes (``data-patch``: the version of the table it changes) is read on
+        top of ``before``, the table the screen shows; None when that is not the table it
+        changes (the page then asks for the table whole), or when there is no table."""
         found = _TABLE.search(html)
         if found is None:
             return None
         version, phase, game = found.groups()
         # the table as it is now (the moments of the playback follow it, in templates)
         html = html.split('<template class="frame"', 1)[0]
+        patch = _PATCH.search(html)
+        if patch is not None:
+            if before is None or before.game != game or before.version != int(patch.group(1)):
+                return None
+            if '<form class="hand-form"' not in html:  # the hand is as it was, with the new version
+                return cls(int(version), phase, game, before.mode, before.to_pass, before.legal, before.hand,
+                           False, False)
         mode = _MODE.search(html)
         hand = tuple(a or b for a, b in _HAND.findall(html))
         return cls(int(version), phase, game, mode.group(1) if mode else "wait",
                    tuple(sorted(set(_TO_PASS.findall(html)))),
                    tuple(sorted({c for c, rest in _TO_PLAY.findall(html) if "disabled" not in rest})),
                    hand, bool(_MOON.search(html)), bool(_NEXT.search(html)) and phase == "round_over")
+
+    @staticmethod
+    def head(html: str) -> tuple[int, str, str] | None:
+        """The version, phase and game a table (or a table event) shows."""
+        found = _TABLE.search(html)
+        return None if found is None else (int(found.group(1)), found.group(2), found.group(3))
+
+    @staticmethod
+    def is_patch(html: str) -> bool:
+        return _PATCH.search(html.split('<template class="frame"', 1)[0]) is not None
 
 
 def action(table: Table, rng: random.Random) -> tuple[str, dict[str, Any]] | None:

@@ -776,6 +776,10 @@ def tables_main(args: argparse.Namespace, think: tuple[float, float]) -> int:
           f"{result['deliveries']} deliveries to other screens, {result['table_reads']} reads of a table")
     print(f"  move -> every other screen: p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms, "
           f"p99 {result['p99_ms']} ms, max {result['max_ms']} ms")
+    print(f"  table events: {result['events']}, data p50 {result['event_bytes_p50']} B, p95 "
+          f"{result['event_bytes_p95']} B, mean {result['event_bytes_mean']} B; moves' answers p50 "
+          f"{result['answer_bytes_p50']} B, mean {result['answer_bytes_mean']} B; drawn on another table than "
+          f"the one shown, the table asked for whole: {result['refetched']}")
     print(f"  memory: RSS {result['rss_before_mib']} MiB before, {result['rss_open_mib']} with every stream open "
           f"({result['rss_per_table_kib']} KiB per table), {result['rss_end_mib']} at the end")
     print(f"  CPU: server {result['cpu_ms_per_move']} ms per move ({result['server_cpu_share']} of a core over the "

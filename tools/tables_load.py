@@ -53,6 +53,13 @@ class Tally:
     """Tables where nothing moved for a minute: what each person's screen showed then."""
     reconnects: int = 0
     """Streams that ended or failed before the game's end, opened again with the last event's id."""
+    event_bytes: list[int] = field(default_factory=list)
+    """The size of each table event's data (its HTML), before compression."""
+    answer_bytes: list[int] = field(default_factory=list)
+    """The size of each acknowledged move's answer (its HTML), before compression."""
+    refetched: int = 0
+    """Moves' events or answers drawn on another table than the screen showed (a move's
+    answer and the table's event crossed): the table was asked for whole, as the page does."""
     raced: int = 0
     """Moves refused because somebody else's was stored first (409): the person acts again
     from the table the answer shows, as on the page."""
@@ -140,27 +147,42 @@ class Seat:
                             last = event.id
                         if event.name != "table" or event.id is None:
                             continue
-                        if self.saw(event.data):
+                        done, whole = self.saw(event.data)
+                        if done:
                             return
+                        if whole:
+                            # a move drawn on another table than the one shown: as the page,
+                            # the table is asked for whole
+                            self.tally.refetched += 1
+                            await self.look_again()
             except httpx.HTTPError as exc:
                 self.tally.errors.append(f"{self.name} stream: {type(exc).__name__} {exc}")
             self.tally.reconnects += 1
             await asyncio.sleep(1.0)
 
-    def saw(self, html: str) -> bool:
-        """A table event on this person's screen; True at the game's end."""
+    def saw(self, html: str) -> tuple[bool, bool]:
+        """A table event on this person's screen: whether the game is over, and whether the
+        table must be asked for whole (a move drawn on another table than the one shown)."""
         now = time.perf_counter()
         self.tally.events += 1
-        table = Table.read(html)
-        if table is None:
-            return False
-        mover_sent = self.tally.sent.get((self.path, table.version))
-        if mover_sent is not None and self._last_seen < table.version:
+        self.tally.event_bytes.append(len(html.encode()))
+        head = Table.head(html)
+        if head is None:
+            return False, False
+        version, phase, game = head
+        mover_sent = self.tally.sent.get((self.path, version))
+        if mover_sent is not None and self._last_seen < version:
             # the first event showing the move (or a later one that includes it)
             self.tally.delays.append((now - mover_sent) * 1000)
-        self._last_seen = max(self._last_seen, table.version)
+        self._last_seen = max(self._last_seen, version)
+        shown = self.shown
+        if shown is not None and shown.game == game and version <= shown.version:
+            return phase == "game_over", False  # (the page shows it already: its own move's answer)
+        table = Table.read(html, shown)
+        if table is None:
+            return False, Table.is_patch(html)
         self.see(table)
-        return table.phase == "game_over"
+        return table.phase == "game_over", False
 
     async def look_again(self) -> None:
         """The table as it is now (after a request that got no answer), as a reload shows it."""
@@ -176,6 +198,21 @@ class Seat:
                 self.changed.set()
                 return
             await asyncio.sleep(1.0)
+
+    async def answered(self, html: str) -> None:
+        """The move's answer on this person's screen, as the page shows it: the parts it
+        changes put in the table it was made on; nothing when the screen shows it already
+        (the table's event came first); the table asked for whole when it changed meanwhile."""
+        head = Table.head(html)
+        shown = self.shown
+        if head is not None and shown is not None and shown.game == head[2] and head[0] <= shown.version:
+            return
+        table = Table.read(html, shown)
+        if table is None and Table.is_patch(html):
+            self.tally.refetched += 1
+            await self.look_again()
+            return
+        self.see(table)
 
     async def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
         """The page's request, sent again after "the server is busy" (up to 5 times), as the page does."""
@@ -215,7 +252,8 @@ class Seat:
                 self.posting = False
             if r.status_code == 200:
                 self.tally.acked.append((self.path, table.version, json.dumps([kind, body], sort_keys=True)))
-                self.see(Table.read(r.text))
+                self.tally.answer_bytes.append(len(r.content))
+                await self.answered(r.text)
             elif r.status_code == 409 and kind == "next":
                 self.see(Table.read(r.text))  # (somebody else dealt the next hand first)
             elif r.status_code == 409:
@@ -354,6 +392,12 @@ async def run(bases: list[str], pids: list[int], tables: int, think: tuple[float
             "server_cpu_share": round(cpu / wall, 2) if wall else 0.0,
             "table_reads": reads, "load_generator_cpu_s": round(own, 1),
             "load_generator_cpu_share": round(own / wall, 2) if wall else 0.0,
+            "event_bytes_p50": round(percentile(sorted(map(float, tally.event_bytes)), 50)),
+            "event_bytes_p95": round(percentile(sorted(map(float, tally.event_bytes)), 95)),
+            "event_bytes_mean": round(statistics.fmean(tally.event_bytes)) if tally.event_bytes else 0,
+            "answer_bytes_p50": round(percentile(sorted(map(float, tally.answer_bytes)), 50)),
+            "answer_bytes_mean": round(statistics.fmean(tally.answer_bytes)) if tally.answer_bytes else 0,
+            "refetched": tally.refetched,
             "busy_retried": tally.busy_retried, "raced": tally.raced, "reconnects": tally.reconnects,
             "stalls": len(tally.stalls), "stall_samples": tally.stalls[:5],
             "errors": len(tally.errors), "error_samples": tally.errors[:5], "acked": tally.acked}

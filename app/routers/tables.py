@@ -45,6 +45,10 @@ PAGE = "friends.html"
 PANELS = ("sheet", "tricks", "records", "current_rules")
 PAUSES_MS = {"normal": {"play": 750, "trick": 1600, "": 0}, "fast": {"play": 220, "trick": 650, "": 0}}
 HEARTBEAT_S = 15.0
+RENEW_S = 30.0
+"""A stream renews its person's presence this often: within :data:`app.tables.CONNECTED_FOR`
+(45 s), so a renewal late by up to 15 s (a busy server) still keeps them connected; every
+15 s was a write a second for every 15 streams, as many as the moves of a busy server."""
 PLAYBACK_LIMIT = 80
 """A page further behind than this many moves gets the table as it is, without the playback."""
 
@@ -94,11 +98,14 @@ def people(state: TableState, viewer_id: str | None) -> list[Person]:
 
 def table_context(request: Request, session: Session | None, player: Player, state: TableState, *,
                   outcome: tables.TableOutcome | None = None, since: int | None = None,
-                  error: str | None = None, with_records: bool = True, game: Game | None = None) -> dict[str, Any]:
+                  error: str | None = None, with_records: bool = True, game: Game | None = None,
+                  parts: bool = False) -> dict[str, Any]:
     """What the table's page and fragments need, for ``player`` (at their seat, or watching).
     ``outcome``: the player's own action; ``since``: a page showing that version of the
     game gets the moves after it played back; ``game``: the table's game, already loaded
-    (it is only read); ``session`` is needed only ``with_records``."""
+    (it is only read); ``session`` is needed only ``with_records``; ``parts``: a move
+    within a hand is drawn as what it changes on the table of version ``since``
+    (``patch``), not whole."""
     seat = state.seat_of(player.id)
     rec = state.record
     table = state.table
@@ -148,12 +155,17 @@ def table_context(request: Request, session: Session | None, player: Player, sta
         if replayed is not None:
             before, moves = replayed
             steps = [services.Step(m, events, v) for m, events, v in moves]
-            # (a stream's event sends only the side panels these moves change)
-            ctx["steps"] = steps if outcome is None else None
+            # (a stream's event, and a move sent as parts, send only the side panels these moves change)
+            ctx["steps"] = steps if outcome is None or parts else None
         page = presenter.build_page(view, steps, before=before)
         ctx.update(t=page.table, sheet=page.sheet, tricks=page.tricks, frames=page.frames, playback_base=page.base,
                    say=page.say, celebrate=page.celebrate, rules_now=presenter.rules_lines(game.rules),
                    rules=game.rules)
+        if parts and page.before is not None and not page.celebrate:
+            ctx["patch"] = presenter.final_parts(page.before, page.table)
+            ctx["patch_from"] = since if outcome is None else outcome.before_version
+        if outcome is not None and not ctx.get("patch"):
+            ctx["steps"] = None  # (an action's answer drawn whole brings every side panel)
     return ctx
 
 
@@ -197,7 +209,7 @@ def _render_table(request: Request, ctx: dict[str, Any]) -> str:
     if new_tricks is not None:
         lines = render_block(env, GAME, "trick_lines", {**ctx, "tricks": ctx["tricks"][new_tricks:]})
         deferred.append(Deferred("#tricks .trick-list", "beforeend", Markup(lines)))
-    return render_block(env, GAME, "table", {**ctx, "deferred": deferred})
+    return render_block(env, GAME, "table_patch" if ctx.get("patch") else "table", {**ctx, "deferred": deferred})
 
 
 def _render_people(request: Request, ctx: dict[str, Any]) -> str:
@@ -220,10 +232,18 @@ def _is_htmx(request: Request) -> bool:
 
 
 def _answer(request: Request, session: Session, player: Player, state: TableState,
-            outcome: tables.TableOutcome | None = None) -> Response:
-    if _is_htmx(request):
-        return _fragment(request, table_context(request, session, player, state, outcome=outcome))
-    return RedirectResponse(i18n.url(f"/t/{state.table.token}"), status_code=303)
+            outcome: tables.TableOutcome | None = None, version: int | None = None) -> Response:
+    """An action's answer: for a move within a hand made from the table stored last
+    (``version``, the form's), what it changes on the person's table; else the table whole."""
+    if not _is_htmx(request):
+        return RedirectResponse(i18n.url(f"/t/{state.table.token}"), status_code=303)
+    parts = outcome is not None and version is not None and version == outcome.before_version
+    ctx = table_context(request, session, player, state, outcome=outcome, with_records=False, parts=parts)
+    if ctx.get("patch"):
+        # (the people's panel comes with the table's event, as it does with every change)
+        return HTMLResponse(_render_table(request, ctx))
+    ctx["records"] = services.records(session, player)
+    return _fragment(request, ctx)
 
 
 # ---- opening a table ------------------------------------------------------------------------
@@ -317,7 +337,7 @@ def _act(request: Request, token: str, session: Session, player: Player, version
          ctx: services.Context) -> Response:
     state = tables.read(session, token)
     outcome = tables.act(session, state, player, version, move, ctx)
-    return _answer(request, session, player, outcome.state, outcome)
+    return _answer(request, session, player, outcome.state, outcome, version)
 
 
 @router.post("/t/{token}/pass")
@@ -442,7 +462,8 @@ def _events(request: Request, engine: Any, snap: Snapshot, player_id: str, shown
     people_changed = old is None or old[2] != key[2]
     if game_changed or people_changed:
         since = old[1] if old is not None and old[0] == key[0] and game_changed else None
-        ctx = table_context(request, None, player, state, since=since, with_records=False, game=snap.game)
+        ctx = table_context(request, None, player, state, since=since, with_records=False, game=snap.game,
+                            parts=True)
         if game_changed:
             out.append(_sse("table", _table_html(request, engine, snap, ctx, player, since), state.key))
         # (with every move too: who is connected changes by the clock, a grace running out)
@@ -503,12 +524,13 @@ async def events(request: Request, token: str, player: CurrentPlayer, last: str 
                     return
                 renewed = asyncio.get_running_loop().time()
                 while True:
+                    due_in = RENEW_S - (asyncio.get_running_loop().time() - renewed)
                     try:
-                        await asyncio.wait_for(joined.changed.wait(), HEARTBEAT_S)
+                        await asyncio.wait_for(joined.changed.wait(), max(0.0, min(HEARTBEAT_S, due_in)))
                     except TimeoutError:
                         yield b": still here\n\n"
                     loop_now = asyncio.get_running_loop().time()
-                    if loop_now - renewed >= HEARTBEAT_S:
+                    if loop_now - renewed >= RENEW_S:
                         renewed = loop_now
                         await run_in_threadpool(_presence, engine, table_id, seat, player.id,
                                                 utcnow() + tables.CONNECTED_FOR, False)

@@ -136,15 +136,16 @@ ON_TABLE = re.compile(r'data-card="(\w+)" data-seat="(\d)"')
 IN_HAND = re.compile(r'class="card in-hand[^"]*" data-card="(\w+)"|data-card="(\w+)" class="card in-hand')
 
 
-def check_event(record: str, since: int | None, at: int, seat: int, raw: str) -> None:
+def check_event(record: str, since: int | None, at: int, seat: int, raw: str, before: Table | None = None) -> Table:
     """A ``table`` event of ``seat``'s stream at version ``at``: the table as it is now
-    shows nothing of the others' hands; its playback (the moves since ``since``, the
-    version the page showed) shows only the cards played in those moves (or on the table
-    then) and the person's own cards."""
+    (read on top of ``before``, the table the page showed, when the event sends the parts
+    a move changes) shows nothing of the others' hands; its playback (the moves since
+    ``since``, the version the page showed) shows only the cards played in those moves (or
+    on the table then) and the person's own cards.  Returns the table the page shows then."""
     head, _, rest = raw.partition('<template class="frame"')
     frames, _, deferred = rest.partition('<template class="deferred"')
     now = game_at(record, at)
-    shown = Table.read(raw.replace("\ndata: ", "\n"))
+    shown = Table.read(raw.replace("\ndata: ", "\n"), before)
     assert shown is not None and shown.version == at
     assert sorted(shown.hand) == sorted(c.code() for c in now.view(seat).hand)
     for card in forbidden_for(now, seat):
@@ -152,7 +153,7 @@ def check_event(record: str, since: int | None, at: int, seat: int, raw: str) ->
             assert f'data-card="{card.code()}"' not in part, (seat, at, card)
             assert f'"{NAMES[int(card)]}' not in part and f">{NAMES[int(card)]}" not in part, (seat, at, card)
     if not frames:
-        return
+        return shown
     assert since is not None and since < at
     then = game_at(record, since)
     trick = then.view(seat)
@@ -169,6 +170,7 @@ def check_event(record: str, since: int | None, at: int, seat: int, raw: str) ->
         assert (int(on_seat), code) in played, (seat, at, code, on_seat)
     for a, b in IN_HAND.findall(frames):
         assert (a or b) in own, (seat, at, a or b)
+    return shown
 
 
 def test_each_stream_carries_only_its_own_persons_cards(database_url: str, tmp_path: Path) -> None:
@@ -182,15 +184,34 @@ def test_each_stream_carries_only_its_own_persons_cards(database_url: str, tmp_p
         assert len(tables) > 10
         assert tables[-1].id is not None and int(tables[-1].id.split(".")[1]) == version
         since: int | None = None
+        shown: Table | None = None
         for event in tables:
             assert event.id is not None
             at = int(event.id.split(".")[1])
-            check_event(record, since, at, seat, event.raw.decode())
+            shown = check_event(record, since, at, seat, event.raw.decode(), shown)
             since = at
         people_events = [e for e in reader.events if e.name == "people"]
         assert people_events and all("data-card=" not in e.data for e in people_events)
+        check_moves_sent_as_parts(tables)
     for p in people:
         p.close()
+
+
+def check_moves_sent_as_parts(tables: list[Event]) -> None:
+    """The moves within a hand come as the parts of the table they change: never the table
+    whole (its felt, its seats laid out), the hand only when it changes, and the table after
+    a move that leaves the person's hand as it was in far fewer bytes than drawn whole."""
+    whole = [len(e.data) for e in tables
+             if "data-patch=" not in e.data and re.search(r'data-phase="(pass|play)"', e.data)]
+    patches = [e.data for e in tables if "data-patch=" in e.data]
+    assert whole and len(patches) > len(tables) // 2
+    for data in patches:
+        final = data.partition('<template class="final">')[2].partition("</template>")[0]
+        now = data.partition('<template class="frame"')[0]
+        assert 'class="felt' not in now and 'class="seat' not in now and 'class="result' not in now
+        if '<form class="hand-form"' not in final:
+            # (the table as it is now: the playback of the moves and the trick list come after it)
+            assert "in-hand" not in final and len(now) < min(whole) / 3, len(now)
 
 
 def test_spectators_see_no_hand_and_each_stream_carries_its_own_token(database_url: str,
@@ -220,7 +241,8 @@ def test_spectators_see_no_hand_and_each_stream_carries_its_own_token(database_u
                 for card in set(now.view(seat).hand):
                     assert card.code() not in on_table
             # (their table is drawn once for both of them) each gets their own token, not the other's
-            assert token in raw and other not in raw, (w.name, at)
+            # (a move sent as the parts it changes carries no form, so no token at all)
+            assert other not in raw and (token in raw or "data-patch=" in raw), (w.name, at)
     # a person's stream carries their own token, not a spectator's
     bob = [e.raw.decode() for e in readers[2].events if e.name == "table"]
     assert bob and not any(t in raw for raw in bob for t in tokens)
