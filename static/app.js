@@ -866,6 +866,21 @@
   document.addEventListener("htmx:sseMessage", (event) => {
     if (event.detail.type === "table") tableShown();
   });
+
+  // The people's panel is drawn again whenever somebody comes or goes: a friend choosing a
+  // seat keeps the one chosen while it is still free (the name typed is kept by hx-preserve)
+  let seatBefore = null;
+  document.addEventListener("htmx:sseBeforeMessage", (event) => {
+    if (event.detail.type !== "people") return;
+    const select = document.querySelector("#people form.join select[name=seat]");
+    seatBefore = select ? select.value : null;
+  });
+  document.addEventListener("htmx:sseMessage", (event) => {
+    if (event.detail.type !== "people" || seatBefore === null) return;
+    const select = document.querySelector("#people form.join select[name=seat]");
+    if (select && Array.from(select.options).some((option) => option.value === seatBefore)) select.value = seatBefore;
+    seatBefore = null;
+  });
   function tableShown() {
     const table = document.getElementById("table");
     if (!table) return;

@@ -316,3 +316,27 @@ def test_a_person_with_the_table_open_in_two_tabs_stays_there_when_one_closes(
     second.close()
     expect(bob).to_contain_text("away", timeout=15_000)
     assert errors == []
+
+
+def test_a_friend_typing_a_name_keeps_it_and_the_seat_chosen_while_others_sit_down(
+        contexts: list[BrowserContext], base_url: str) -> None:
+    errors: list[str] = []
+    host, bob, cleo = (watch(c.new_page(), errors) for c in contexts[:3])
+    link = open_table(host, base_url)
+    bob.goto(link)
+    bob.locator(".join select[name=seat]").select_option("3")  # not the first that stays free
+    name = bob.locator("[data-join-name]")
+    name.click()
+    name.press_sequentially("Bo")
+    # Cleo sits down meanwhile (the first free seat): Bob's panel is drawn again
+    join(cleo, link, "Cleo")
+    expect(bob.locator("#people .person[data-seat='1'] .who")).to_have_text("Cleo", timeout=15_000)
+    # what Bob had typed and chosen is still there, and he types on where he was
+    expect(name).to_have_value("Bo")
+    expect(name).to_be_focused()
+    expect(bob.locator(".join select[name=seat]")).to_have_value("3")
+    bob.keyboard.type("b")
+    bob.locator("[data-join]").click()
+    expect(bob.locator("#people .person[data-seat='3'] .who")).to_have_text("Bob", timeout=15_000)
+    expect(bob.locator("#people .person[data-seat='3'] .what")).to_contain_text("(you)")
+    assert errors == []
