@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from playwright.sync_api import Browser, BrowserContext, Page, expect
+from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 from playwright.sync_api import Error as PlaywrightError
 
 NAMES = ("Ann", "Bob", "Cleo")
@@ -340,3 +340,41 @@ def test_a_friend_typing_a_name_keeps_it_and_the_seat_chosen_while_others_sit_do
     expect(bob.locator("#people .person[data-seat='3'] .who")).to_have_text("Bob", timeout=15_000)
     expect(bob.locator("#people .person[data-seat='3'] .what")).to_contain_text("(you)")
     assert errors == []
+
+
+def test_a_busy_server_at_a_table_is_asked_again_for_that_table(contexts: list[BrowserContext], base_url: str) -> None:
+    host = contexts[0].new_page()
+    host.on("dialog", lambda d: d.accept())
+    link = open_table(host, base_url)
+    token = link.rsplit("/", 1)[1]
+    # the host plays with three computer players
+    for seat in ("1", "2", "3"):
+        host.locator(f"#people input[name=seats][value='{seat}']").uncheck()
+        expect(host.locator(f"#people .person[data-seat='{seat}'] .what")).to_contain_text("computer player")
+    host.get_by_role("button", name="Deal the cards").click()
+    expect(host.locator("#table > .stage .in-hand")).to_have_count(13)
+    version = host.locator("#table").get_attribute("data-version")
+    asked: list[str] = []
+    host.on("request", lambda r: asked.append(r.url) if r.method == "GET" else None)
+    busy: list[str] = []
+
+    def trouble(route: Route) -> None:
+        if not busy:
+            busy.append(route.request.url)
+            route.fulfill(status=503, headers={"Retry-After": "1"}, content_type="text/plain", body="busy")
+        else:
+            route.continue_()
+
+    host.route(re.compile(r"/t/[\w-]+/pass$"), trouble)
+    cards = host.locator("#table > .stage .in-hand")
+    for i in range(3):
+        cards.nth(i).click()
+    host.locator("[data-pass-submit]").click()
+    host.locator("#connection").wait_for(state="visible", timeout=5000)
+    host.locator("#connection").wait_for(state="hidden", timeout=30_000)
+    # the page asked again for this table, not for the solo game's
+    assert busy and f"/t/{token}/table" in " ".join(asked), asked
+    assert not any(re.search(r"//[^/]+/table(\?|$)", url) for url in asked), asked
+    expect(host.locator("#table")).to_have_attribute("data-version", version or "")
+    expect(host.locator("#table")).to_have_attribute("data-phase", "pass")
+    expect(host.locator("#table > .stage .in-hand")).to_have_count(13)
