@@ -30,8 +30,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
 
-from sqlalchemy import case, update
+from sqlalchemy import bindparam, case, update
 from sqlalchemy.engine import Engine
+from sqlalchemy.orm.attributes import set_committed_value
 from sqlmodel import Session, col, select
 
 from engine import Game, Phase, PlayerView, Rules, dumps
@@ -161,23 +162,32 @@ def _aware(moment: datetime) -> datetime:
     return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
 
 
+# A table's reads, built once (building a statement costs about as much as running it): the
+# table with its game in one statement, its seats in another.  ``populate_existing``: a row
+# already in the session's identity map (a request that acted) is read again, not kept.
+_TABLE_AND_GAME = (select(FriendTable, GameRecord)
+                   .outerjoin(GameRecord, col(GameRecord.id) == col(FriendTable.game_id))
+                   .execution_options(populate_existing=True))
+_BY_TOKEN = _TABLE_AND_GAME.where(col(FriendTable.token) == bindparam("token"))
+_BY_ID = _TABLE_AND_GAME.where(col(FriendTable.id) == bindparam("table_id"))
+_SEATS = (select(TableSeat).where(col(TableSeat.table_id) == bindparam("table_id")).order_by(col(TableSeat.seat))
+          .execution_options(populate_existing=True))
+
+
 def read(session: Session, token: str | None = None, table_id: str | None = None,
          open_only: bool = True) -> TableState:
     """The table of an invite ``token`` (or by ``table_id``); a closed one is not found
-    unless ``open_only`` is False."""
+    unless ``open_only`` is False.  Two statements: the table with its game, its seats."""
     if token is not None:
         if not isinstance(token, str) or not 16 <= len(token) <= 64:
             raise TableNotFoundError("no such table")
-        table = session.exec(select(FriendTable).where(FriendTable.token == token)).first()
+        row = session.exec(_BY_TOKEN, params={"token": token}).first()
     else:
-        table = session.get(FriendTable, table_id, populate_existing=True)
-    if table is None or (open_only and table.status != "open"):
+        row = session.exec(_BY_ID, params={"table_id": table_id}).first()
+    if row is None or (open_only and row[0].status != "open"):
         raise TableNotFoundError("no such table")
-    if token is not None:
-        session.refresh(table)  # (found by token: the identity map may hold an older row)
-    seats = list(session.exec(select(TableSeat).where(TableSeat.table_id == table.id)
-                              .order_by(col(TableSeat.seat)).execution_options(populate_existing=True)))
-    rec = session.get(GameRecord, table.game_id, populate_existing=True) if table.game_id else None
+    table, rec = row
+    seats = list(session.exec(_SEATS, params={"table_id": table.id}))
     return TableState(table, seats, rec)
 
 
@@ -415,6 +425,7 @@ def _store(session: Session, state: TableState, rec: GameRecord, game: Game, new
             if stored.rowcount != 1:
                 refuse_lost_race(session, rec.id, rec.version)
         # the people's records, in the same transaction as the guarded store: once or not at all
+        counted: dict[int, int] = {}
         for seat in state.seats:
             if not seat.person or seat.player_id is None:
                 continue
@@ -431,11 +442,20 @@ def _store(session: Session, state: TableState, rec: GameRecord, game: Game, new
                 session.add(row)
                 session.exec(update(TableSeat).where(col(TableSeat.table_id) == table.id,
                                                      col(TableSeat.seat) == seat.seat).values(moons_counted=moons))
-        session.exec(update(FriendTable).where(col(FriendTable.id) == table.id)
-                     .values(game_id=rec.id, waiting=_mask(waits), deadline=deadline, updated_at=now))
+                counted[seat.seat] = moons
+        stored_table = {"game_id": rec.id, "waiting": _mask(waits), "deadline": deadline, "updated_at": now}
+        session.exec(update(FriendTable).where(col(FriendTable.id) == table.id).values(**stored_table))
         BROKER.announce(session, table.id)
         session.commit()
-    rec.record, rec.version, rec.status = values["record"], game.move_count, values["status"]  # type: ignore[assignment]
+    # the objects read before now hold what was stored, as a read would find them (set as
+    # loaded, not as changes: nothing is written again): the action's answer draws from them
+    for name, value in values.items():
+        set_committed_value(rec, name, value)
+    for name, value in stored_table.items():
+        set_committed_value(table, name, value)
+    for seat in state.seats:
+        if seat.seat in counted:
+            set_committed_value(seat, "moons_counted", counted[seat.seat])
     GAMES.put(rec, game)
     BROKER.committed(session, table.id)
 
@@ -482,7 +502,9 @@ def act(session: Session, state: TableState, player: Player, version: int, move:
     session.commit()  # no transaction stays open while the computer players think
     _computers(ctx, game, state.table.difficulty, state.people)
     _store(session, state, rec, game)
-    return TableOutcome(read(session, table_id=state.table.id), game, seat, before_version)
+    # the table as stored by this action (the seats as read when it began: a change of
+    # theirs since is the table's next event), without reading it all again
+    return TableOutcome(TableState(state.table, state.seats, rec), game, seat, before_version)
 
 
 def _same_passing(game: Game, version: int, move: Move) -> bool:
