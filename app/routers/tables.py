@@ -13,7 +13,9 @@ from __future__ import annotations
 
 import asyncio
 import io
-from collections.abc import AsyncIterator, Callable
+import threading
+from collections import OrderedDict
+from collections.abc import AsyncIterator, Callable, Hashable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -110,10 +112,7 @@ def table_context(request: Request, session: Session | None, player: Player, sta
     rec = state.record
     table = state.table
     token = table.token
-    deadline = table.deadline
-    remaining = None
-    if state.playing and deadline is not None:
-        remaining = max(0, int((tables._aware(deadline) - state.now).total_seconds() + 0.999))
+    remaining = _remaining(state)
     free = [p for p in people(state, player.id) if p.person and not p.taken]
     ctx: dict[str, Any] = {
         "player": player, "embed": False, "error": error, "difficulties": DIFFICULTIES,
@@ -169,6 +168,14 @@ def table_context(request: Request, session: Session | None, player: Player, sta
     return ctx
 
 
+def _remaining(state: TableState) -> int | None:
+    """The turn timer's seconds left, as the table's countdown shows them (None: not running)."""
+    deadline = state.table.deadline
+    if not state.playing or deadline is None:
+        return None
+    return max(0, int((tables._aware(deadline) - state.now).total_seconds() + 0.999))
+
+
 def invite_url(request: Request, token: str) -> str:
     """The table's invite link, in the page's language, as the person's browser reaches the app."""
     return f"{str(request.base_url).rstrip('/')}{i18n.url('/t/' + token)}"
@@ -212,6 +219,40 @@ def _render_table(request: Request, ctx: dict[str, Any]) -> str:
     return render_block(env, GAME, "table_patch" if ctx.get("patch") else "table", {**ctx, "deferred": deferred})
 
 
+class Drawings:
+    """The moves' tables drawn lately in this process for one person, by everything they
+    are drawn from (:func:`_drawing_key`): a move's answer to the person who made it is the
+    table event their own stream sends next (the page shows it once, from whichever comes
+    first), so the stream takes the answer's drawing instead of drawing it again."""
+
+    def __init__(self, size: int = 256) -> None:
+        self.size = size
+        self._drawn: OrderedDict[Hashable, str] = OrderedDict()
+        self._lock = threading.Lock()  # (answers and streams draw in the thread pool)
+
+    def put(self, key: Hashable, html: str) -> None:
+        with self._lock:
+            self._drawn[key] = html
+            while len(self._drawn) > self.size:
+                self._drawn.popitem(last=False)
+
+    def get(self, key: Hashable) -> str | None:
+        with self._lock:
+            return self._drawn.get(key)
+
+
+DRAWN = Drawings()
+
+
+def _drawing_key(request: Request, state: TableState, player: Player, since: int) -> Hashable:
+    """What a move's table drawn as parts (on version ``since``) for ``player`` depends on:
+    the table, its game's version and seats' revision, whose view and their settings, the
+    countdown as it shows now, the language and the address the page is served from."""
+    table = state.table
+    return (table.id, state.key, since, player.id, state.seat_of(player.id), state.is_host(player.id),
+            bool(player.fast_play), _remaining(state), table.waiting, i18n.current().lang.code, str(request.base_url))
+
+
 def _render_people(request: Request, ctx: dict[str, Any]) -> str:
     return render_block(request.app.state.templates.env, PAGE, "people", ctx)
 
@@ -241,7 +282,10 @@ def _answer(request: Request, session: Session, player: Player, state: TableStat
     ctx = table_context(request, session, player, state, outcome=outcome, with_records=False, parts=parts)
     if ctx.get("patch"):
         # (the people's panel comes with the table's event, as it does with every change)
-        return HTMLResponse(_render_table(request, ctx))
+        html = _render_table(request, ctx)
+        if "records" not in changed_panels(ctx)[0]:
+            DRAWN.put(_drawing_key(request, state, player, ctx["patch_from"]), html)
+        return HTMLResponse(html)
     ctx["records"] = services.records(session, player)
     return _fragment(request, ctx)
 
@@ -462,16 +506,28 @@ def _events(request: Request, engine: Any, snap: Snapshot, player_id: str, shown
     people_changed = old is None or old[2] != key[2]
     if game_changed or people_changed:
         since = old[1] if old is not None and old[0] == key[0] and game_changed else None
-        ctx = table_context(request, None, player, state, since=since, with_records=False, game=snap.game,
-                            parts=True)
+        drawn_ctx: dict[str, Any] | None = None
+
+        def context() -> dict[str, Any]:
+            nonlocal drawn_ctx
+            if drawn_ctx is None:
+                drawn_ctx = table_context(request, None, player, state, since=since, with_records=False,
+                                          game=snap.game, parts=True)
+            return drawn_ctx
+
         if game_changed:
-            out.append(_sse("table", _table_html(request, engine, snap, ctx, player, since), state.key))
+            # (the person's own move: their answer's drawing, if it was drawn on the same table)
+            html = DRAWN.get(_drawing_key(request, state, player, since)) if since is not None else None
+            if html is None:
+                html = _table_html(request, engine, snap, context(), player, since)
+            out.append(_sse("table", html, state.key))
         # (with every move too: who is connected changes by the clock, a grace running out)
-        f = ctx["friends"]
-        drawn = (tuple(f["people"]), f["seat"], tuple(f["free"]), f["host"], f["playing"], f["dealt"], f["invite"],
-                 i18n.current().lang.code)
+        everyone = people(state, player.id)
+        drawn = (tuple(everyone), seat, tuple(p for p in everyone if p.person and not p.taken),
+                 state.is_host(player.id), state.playing, state.record is not None,
+                 invite_url(request, state.table.token), i18n.current().lang.code)
         if drawn != shown.people:
-            shown.people, shown.people_html = drawn, _render_people(request, ctx)
+            shown.people, shown.people_html = drawn, _render_people(request, context())
         out.append(_sse("people", shown.people_html, state.key))
     shown.key = key
     return out, seat, False
@@ -517,9 +573,7 @@ async def events(request: Request, token: str, player: CurrentPlayer, last: str 
             # a change stored between the first look and joining is not missed: a read after it
             due = joined.feed.fresh()
             try:
-                yield b"retry: 1000\n\n"
-                for chunk in first:
-                    yield chunk
+                yield b"retry: 1000\n\n" + b"".join(first)
                 if closed:
                     return
                 renewed = asyncio.get_running_loop().time()
@@ -548,8 +602,8 @@ async def events(request: Request, token: str, player: CurrentPlayer, last: str 
                         renewed = loop_now
                         await run_in_threadpool(_presence, engine, table_id, seat, player.id,
                                                 utcnow() + tables.CONNECTED_FOR, True, 1)
-                    for chunk in chunks:
-                        yield chunk
+                    if chunks:  # (a change's events in one write)
+                        yield b"".join(chunks)
                     if ended:
                         return
             finally:
