@@ -33,7 +33,7 @@ from engine.errors import IllegalMoveError
 from engine.moves import MoonMove, PassMove, PlayMove
 
 from .. import i18n, options, presenter, security, services, tables
-from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
+from ..deps import ContextDep, CurrentPlayer, SessionDep, as_player, get_session
 from ..errors import BadChoiceError, GameClosedError, StaleStateError, TableError, TableNotFoundError, error_page
 from ..feed import FEEDS, Snapshot
 from ..models import DIFFICULTIES, Player, utcnow
@@ -377,45 +377,46 @@ def close(request: Request, token: str, session: SessionDep, player: CurrentPlay
     return RedirectResponse(i18n.url("/"), status_code=303)
 
 
-def _act(request: Request, token: str, session: Session, player: Player, version: int, move: Any,
-         ctx: services.Context) -> Response:
-    state = tables.read(session, token)
-    outcome = tables.act(session, state, player, version, move, ctx)
-    return _answer(request, session, player, outcome.state, outcome, version)
+async def _act(request: Request, token: str, version: int, move: Any) -> Response:
+    """A move at the table: the player's lookup, the move and its answer in one thread-pool
+    hop (:func:`app.deps.as_player`; the dependencies took a hop of their own for the lookup)."""
+    def work(session: Session, player: Player, ctx: services.Context) -> Response:
+        state = tables.read(session, token)
+        outcome = tables.act(session, state, player, version, move, ctx)
+        return _answer(request, session, player, outcome.state, outcome, version)
+
+    return await as_player(request, work)
 
 
 @router.post("/t/{token}/pass")
-def pass_cards(request: Request, token: str, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
-               version: VersionForm, cards: Annotated[list[str], Form()]) -> Response:
+async def pass_cards(request: Request, token: str, version: VersionForm,
+                     cards: Annotated[list[str], Form()]) -> Response:
     try:
         chosen = CardSet(cards)
     except ValueError as exc:
         raise IllegalMoveError(f"pass exactly 3 cards you hold ({exc})", "pass_cards") from None
-    return _act(request, token, session, player, version, lambda seat: PassMove(seat, chosen), ctx)
+    return await _act(request, token, version, lambda seat: PassMove(seat, chosen))
 
 
 @router.post("/t/{token}/play")
-def play_card(request: Request, token: str, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
-              version: VersionForm, card: Annotated[str, Form()]) -> Response:
+async def play_card(request: Request, token: str, version: VersionForm, card: Annotated[str, Form()]) -> Response:
     try:
         chosen = Card(card)
     except ValueError as exc:
         raise IllegalMoveError(str(exc), "not_a_card") from None
-    return _act(request, token, session, player, version, lambda seat: PlayMove(seat, chosen), ctx)
+    return await _act(request, token, version, lambda seat: PlayMove(seat, chosen))
 
 
 @router.post("/t/{token}/moon")
-def choose_moon(request: Request, token: str, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
-                version: VersionForm, choice: Annotated[str, Form()]) -> Response:
+async def choose_moon(request: Request, token: str, version: VersionForm, choice: Annotated[str, Form()]) -> Response:
     if choice not in ("add", "subtract"):
         raise BadChoiceError("the moon choice is add or subtract")
-    return _act(request, token, session, player, version, lambda seat: MoonMove(seat, choice == "subtract"), ctx)
+    return await _act(request, token, version, lambda seat: MoonMove(seat, choice == "subtract"))
 
 
 @router.post("/t/{token}/next")
-def next_hand(request: Request, token: str, session: SessionDep, player: CurrentPlayer, ctx: ContextDep,
-              version: VersionForm) -> Response:
-    return _act(request, token, session, player, version, tables.next_hand, ctx)
+async def next_hand(request: Request, token: str, version: VersionForm) -> Response:
+    return await _act(request, token, version, tables.next_hand)
 
 
 # ---- the live stream ------------------------------------------------------------------------------
