@@ -25,6 +25,7 @@ from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from jinja2_fragments import render_block
 from markupsafe import Markup
+from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from engine import Card, CardSet, Game, Rules
@@ -113,7 +114,8 @@ def table_context(request: Request, session: Session | None, player: Player, sta
     table = state.table
     token = table.token
     remaining = _remaining(state)
-    free = [p for p in people(state, player.id) if p.person and not p.taken]
+    everyone = people(state, player.id)
+    free = [p for p in everyone if p.person and not p.taken]
     ctx: dict[str, Any] = {
         "player": player, "embed": False, "error": error, "difficulties": DIFFICULTIES,
         "records": services.records(session, player) if with_records and session is not None else [],
@@ -124,7 +126,7 @@ def table_context(request: Request, session: Session | None, player: Player, sta
         "act": f"/t/{token}", "here_path": f"/t/{token}",
         "friends": {
             "token": token, "key": state.key, "seat": seat, "host": state.is_host(player.id),
-            "people": people(state, player.id), "free": free, "invite": invite_url(request, token),
+            "people": everyone, "free": free, "invite": invite_url(request, token),
             "remaining": remaining, "turn_seconds": table.turn_seconds, "playing": state.playing,
             "over": rec is not None and rec.status == "finished", "dealt": rec is not None,
             "level": table.difficulty, "waiting_on_you": seat is not None and bool(table.waiting >> seat & 1),
@@ -441,6 +443,10 @@ def _parse_key(key: str | None) -> tuple[str, int, int] | None:
         return None
 
 
+_PLAYERS = select(Player).where(col(Player.id).in_(bindparam("ids", expanding=True)))
+"""The players watching a table (built once: building it cost more than running it)."""
+
+
 def _read(engine: Any, token: str | None, table_id: str | None, viewers: frozenset[str], seq: int) -> Snapshot:
     """The table (by invite ``token`` or ``table_id``), its game and the players ``viewers``,
     in one transaction: what every stream of the table in this process draws from."""
@@ -452,8 +458,7 @@ def _read(engine: Any, token: str | None, table_id: str | None, viewers: frozens
         except TableNotFoundError:
             session.commit()
             return Snapshot(seq, None, None, {})
-        players = {p.id: p for p in session.exec(select(Player).where(col(Player.id).in_(viewers)))} \
-            if viewers else {}
+        players = {p.id: p for p in session.exec(_PLAYERS, params={"ids": list(viewers)})} if viewers else {}
         game = services.load_game(state.record) if state.record is not None else None
         session.commit()
     return Snapshot(seq, state, game, players)
