@@ -757,6 +757,13 @@
   document.addEventListener("htmx:timeout", () => connectionTrouble(0));
   document.addEventListener("htmx:responseError", (event) => connectionTrouble(retryAfterMs(event.detail.xhr)));
 
+  // the same for a table asked for again (after a busy or failed answer, or a move drawn on
+  // another table than the one shown)
+  document.addEventListener("htmx:beforeSwap", (event) => {
+    const target = event.detail.target;
+    if (target && target.id === "table" && event.detail.shouldSwap) applyDeferred(target);
+  });
+
   document.addEventListener("htmx:afterSwap", () => {
     const table = document.getElementById("table");
     if (table) play(table);
@@ -790,6 +797,9 @@
       if (table) tableWhole();
       return;
     }
+    // a table drawn whole takes the place of one whose playback may not have finished: the
+    // side panels that one still held back (a trick line, the records after a moon) go first
+    if (!patch && table) applyDeferred(table);
     carried = { trick: trickKeys(shownFelt()), played: null, dealt: false,
                 stage: table ? table.querySelector(":scope > .stage") : null };
     // the cards this person has chosen to pass stay chosen while the others' passes arrive
@@ -808,10 +818,9 @@
   // final table's parts put in it in place of its own, and it is swapped in as a whole
   // table would be, with the playback and the side panels the event carries.
   function tableWhole() {
-    const live = document.getElementById("live");
-    if (!live || !window.htmx) return;
-    const url = live.getAttribute("sse-connect").split("/events")[0] + "/table";
-    window.htmx.ajax("GET", url, { target: "#table", swap: "outerHTML" }).catch(() => {});
+    const table = document.getElementById("table");
+    if (!table || !window.htmx) return;
+    window.htmx.ajax("GET", tableUrl(table), { target: "#table", swap: "outerHTML" }).catch(() => {});
   }
 
   function patchOf(data) {

@@ -8,10 +8,16 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Browser, BrowserContext, Page, Route, expect
 from playwright.sync_api import Error as PlaywrightError
+from sqlalchemy import create_engine, text
+
+from app import tables
+
+from .server import AppProcess
 
 NAMES = ("Ann", "Bob", "Cleo")
 TIMEOUT_S = 240
@@ -378,3 +384,143 @@ def test_a_busy_server_at_a_table_is_asked_again_for_that_table(contexts: list[B
     expect(host.locator("#table")).to_have_attribute("data-version", version or "")
     expect(host.locator("#table")).to_have_attribute("data-phase", "pass")
     expect(host.locator("#table > .stage .in-hand")).to_have_count(13)
+
+
+# Two table events made from the table the server draws whole for this page's person: a move
+# whose playback takes a few seconds (two pauses) and holds back an addition to the records
+# panel, then a table drawn whole that does not draw the records again (as a deal after a
+# moon draws the score sheet and the tricks only); with the game and the version they follow.
+TWO_EVENTS = """async () => {
+  const r = await fetch(location.pathname + "/table", { headers: { "HX-Request": "true" } });
+  const text = await r.text();
+  const version = Number(document.getElementById("table").dataset.version);
+  const made = (next, build) => {
+    const holder = document.createElement("template");
+    holder.innerHTML = text;
+    const table = holder.content.querySelector("#table");
+    table.dataset.version = String(next);
+    build(table);
+    return Array.from(holder.content.childNodes, (n) => n.outerHTML || n.textContent).join("");
+  };
+  const moving = made(version + 1, (table) => {
+    table.insertAdjacentHTML("beforeend", '<template class="frame" data-pause="trick"></template>'.repeat(2)
+      + '<template class="deferred" data-target="#records" data-swap="beforeend">'
+      + '<p id="held-back">held back</p></template>');
+  });
+  const whole = made(version + 2, (table) => {
+    const records = table.querySelectorAll(':scope > template.deferred[data-target="#records"]');
+    if (records.length !== 1) throw new Error("the table drawn whole has no records panel to leave out");
+    records[0].remove();
+  });
+  return [moving, whole, version, document.getElementById("table").dataset.game];
+}"""
+
+
+def sse(event: str, key: str, data: str) -> str:
+    return f"id: {key}\nevent: {event}\n" + "".join(f"data: {line}\n" for line in data.split("\n")) + "\n"
+
+
+def test_a_table_drawn_whole_during_a_playback_keeps_what_that_playback_held_back(
+        contexts: list[BrowserContext], base_url: str) -> None:
+    """A table event drawn whole (a hand's end, a deal) can arrive while the page still plays
+    back the move before it; the side panels that move held back until its playback ended
+    (the records after a moon, …) are put in before the new table takes its place."""
+    host = contexts[0].new_page()
+    errors: list[str] = []
+    watch(host, errors)
+    open_table(host, base_url)
+    for seat in ("1", "2", "3"):
+        host.locator(f"#people input[name=seats][value='{seat}']").uncheck()
+        expect(host.locator(f"#people .person[data-seat='{seat}'] .what")).to_contain_text("computer player")
+    host.get_by_role("button", name="Deal the cards").click()
+    expect(host.locator("#table > .stage .in-hand")).to_have_count(13)
+    moving, whole, version, game = host.evaluate(TWO_EVENTS)
+    streams: list[str] = []
+
+    def stream(route: Route) -> None:
+        streams.append(route.request.url)
+        if len(streams) == 1:
+            body = sse("table", f"{game}.{version + 1}.0", moving) + sse("table", f"{game}.{version + 2}.0", whole)
+            route.fulfill(status=200, headers={"Cache-Control": "no-store"}, content_type="text/event-stream",
+                          body=body)
+        else:
+            route.fulfill(status=204)  # (no more events: the stream is not opened again)
+
+    host.route(re.compile(r"/t/[\w-]+/events"), stream)
+    host.reload()
+    expect(host.locator("#table")).to_have_attribute("data-version", str(version + 2), timeout=10_000)
+    expect(host.locator("#records #held-back")).to_have_count(1, timeout=10_000)
+    assert streams and errors == []
+
+
+def test_a_table_goes_on_where_it_was_when_the_server_stops_mid_hand_and_starts_again(
+        browser: Browser, tmp_path: Path) -> None:
+    """Two people and two computer players; the server stops in the middle of the hand and
+    starts again: both pages say they are reconnecting, then show the table as it was (no
+    move lost or doubled, no turn taken from a person who never left), and the hand goes on,
+    each page's table the one the server draws whole."""
+    app = AppProcess(tmp_path / "data")
+    app.start()
+    made = [browser.new_context(viewport={"width": 1280, "height": 800}) for _ in range(2)]
+    try:
+        errors: list[str] = []
+        host, bob = (watch(c.new_page(), errors) for c in made)
+        link = open_table(host, app.url)
+        join(bob, link, "Bob")
+        for seat in ("2", "3"):
+            host.locator(f"#people input[name=seats][value='{seat}']").uncheck()
+            expect(bob.locator(f"#people .person[data-seat='{seat}'] .what")).to_contain_text("computer player")
+        for page in (host, bob):
+            fast(page)
+        host.get_by_role("button", name="Deal the cards").click()
+        for page in (host, bob):
+            expect(page.locator("#table > .stage .in-hand")).to_have_count(13)
+        dealt = int(host.locator("#table").get_attribute("data-version") or 0)
+        deadline = time.monotonic() + 90
+        # a few tricks in, both pages at rest on the same table
+        while not (min(version_of(p) for p in (host, bob)) >= dealt + 12 and all(idle(p) for p in (host, bob))
+                   and version_of(host) == version_of(bob)):
+            assert time.monotonic() < deadline
+            if not any(take_turn(p) for p in (host, bob)):
+                time.sleep(0.1)
+        app.stop()
+        before = stored_version(app.database_url)
+        for page in (host, bob):
+            expect(page.locator("#connection")).to_be_visible(timeout=10_000)
+        # down for longer than a closed tab's grace and an absent person's pause together
+        time.sleep((tables.GONE_AFTER + tables.ABSENT_PAUSE).total_seconds() + 1)
+        app.start()
+        for page in (host, bob):
+            expect(page.locator("#connection")).to_be_hidden(timeout=30_000)
+            expect(page.locator("#table")).to_have_attribute("data-version", str(before))
+            expect(page.locator("#table > .stage .in-hand").first).to_be_visible()
+        assert stored_version(app.database_url) == before
+        # and the hand goes on: a few tricks more, each page's table the one the server draws whole
+        checked: dict[int, str] = {}
+        while not (min(version_of(p) for p in (host, bob)) >= before + 8 and all(idle(p) for p in (host, bob))
+                   and version_of(host) == version_of(bob)):
+            assert time.monotonic() < deadline
+            if not any(take_turn(p) for p in (host, bob)):
+                time.sleep(0.1)
+        for page in (host, bob):
+            check_as_drawn_whole(page, checked)
+            assert id(page) in checked
+        assert errors == []
+    finally:
+        for c in made:
+            c.close()
+        app.stop()
+
+
+def version_of(page: Page) -> int:
+    return int(page.locator("#table").get_attribute("data-version") or 0)
+
+
+def stored_version(database_url: str) -> int:
+    """The version of the one game in the database (of the one table)."""
+    engine = create_engine(database_url)
+    try:
+        with engine.connect() as conn:
+            return int(conn.execute(text("SELECT version FROM game WHERE table_id IS NOT NULL")).scalar_one())
+    finally:
+        engine.dispose()
