@@ -351,7 +351,8 @@ def test_a_friend_typing_a_name_keeps_it_and_the_seat_chosen_while_others_sit_do
 def test_a_busy_server_at_a_table_is_asked_again_for_that_table(contexts: list[BrowserContext], base_url: str) -> None:
     host = contexts[0].new_page()
     host.on("dialog", lambda d: d.accept())
-    link = open_table(host, base_url)
+    # (a turn timer longer than the test: a late turn played for the host would move the table)
+    link = open_table(host, base_url, turn_seconds="600")
     token = link.rsplit("/", 1)[1]
     # the host plays with three computer players
     for seat in ("1", "2", "3"):
@@ -465,7 +466,8 @@ def test_a_table_goes_on_where_it_was_when_the_server_stops_mid_hand_and_starts_
     try:
         errors: list[str] = []
         host, bob = (watch(c.new_page(), errors) for c in made)
-        link = open_table(host, app.url)
+        # (a turn timer longer than the test: only a person taken for absent could lose a turn)
+        link = open_table(host, app.url, turn_seconds="600")
         join(bob, link, "Bob")
         for seat in ("2", "3"):
             host.locator(f"#people input[name=seats][value='{seat}']").uncheck()
