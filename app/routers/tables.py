@@ -99,6 +99,11 @@ def people(state: TableState, viewer_id: str | None) -> list[Person]:
             for s in state.seats]
 
 
+def free_seats(everyone: list[Person]) -> list[Person]:
+    """The people's seats nobody has taken: those a friend may sit down at."""
+    return [p for p in everyone if p.person and not p.taken]
+
+
 def table_context(request: Request, session: Session | None, player: Player, state: TableState, *,
                   outcome: tables.TableOutcome | None = None, since: int | None = None,
                   error: str | None = None, with_records: bool = True, game: Game | None = None,
@@ -115,7 +120,7 @@ def table_context(request: Request, session: Session | None, player: Player, sta
     token = table.token
     remaining = _remaining(state)
     everyone = people(state, player.id)
-    free = [p for p in everyone if p.person and not p.taken]
+    free = free_seats(everyone)
     ctx: dict[str, Any] = {
         "player": player, "embed": False, "error": error, "difficulties": DIFFICULTIES,
         "records": services.records(session, player) if with_records and session is not None else [],
@@ -529,7 +534,7 @@ def _events(request: Request, engine: Any, snap: Snapshot, player_id: str, shown
             out.append(_sse("table", html, state.key))
         # (with every move too: who is connected changes by the clock, a grace running out)
         everyone = people(state, player.id)
-        drawn = (tuple(everyone), seat, tuple(p for p in everyone if p.person and not p.taken),
+        drawn = (tuple(everyone), seat, tuple(free_seats(everyone)),
                  state.is_host(player.id), state.playing, state.record is not None,
                  invite_url(request, state.table.token), i18n.current().lang.code)
         if drawn != shown.people:
