@@ -650,6 +650,10 @@ def main(argv: list[str] | None = None) -> int:
                     "each with its event stream open, play a hand (0: skip)")
     ap.add_argument("--processes", type=int, default=1, help="with --tables: server processes on one database "
                     "(more than one needs --database-url on PostgreSQL)")
+    ap.add_argument("--stagger", type=float, default=0.0, metavar="S",
+                    help="with --tables: the tables deal at random moments over the first S seconds, as tables "
+                         "that started apart (default 0: every host deals at once)")
+    ap.add_argument("--hands", type=int, default=1, help="with --tables: hands each table plays (default 1)")
     ap.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = ap.parse_args(argv)
     if args.tables:
@@ -761,7 +765,8 @@ def tables_main(args: argparse.Namespace, think: tuple[float, float]) -> int:
                                                   extra_args=tuple(args.server_arg), extra_env=server_env))
                    for i in range(args.processes)]
         load = [round(x, 2) for x in os.getloadavg()]
-        result = asyncio.run(tables_load.run(list(servers), [s.pid for s in servers], args.tables, think))
+        result = asyncio.run(tables_load.run(list(servers), [s.pid for s in servers], args.tables, think,
+                                              args.stagger, args.hands))
         lost, doubled, samples = tables_load.lost_and_doubled(url, result.pop("acked"))
     result.update(lost_moves=lost, doubled_moves=doubled, lost_samples=samples, processes=args.processes,
                   database=url.split(":")[0], think_s=list(think), load_average_before=load,
@@ -769,13 +774,18 @@ def tables_main(args: argparse.Namespace, think: tuple[float, float]) -> int:
     if args.json:
         print(json.dumps(result, indent=2))
         return 0
-    print(f"tables load test: {result['tables']} tables x 4 people, one hand each, think {think[0]}-{think[1]} s, "
+    print(f"tables load test: {result['tables']} tables x 4 people, {args.hands} hand(s) each, "
+          f"think {think[0]}-{think[1]} s, "
+          f"deals spread over {args.stagger} s, "
           f"{result['database']}, {args.processes} process(es); load average before {load} on {result['cpus']} CPUs")
     print(f"  ready {result['ready']}, finished {result['finished']}, streams open {result['streams_open']} "
           f"(open files {result['open_fds']}), moves {result['moves']} in {result['seconds']} s, "
           f"{result['deliveries']} deliveries to other screens, {result['table_reads']} reads of a table")
     print(f"  move -> every other screen: p50 {result['p50_ms']} ms, p95 {result['p95_ms']} ms, "
-          f"p99 {result['p99_ms']} ms, max {result['max_ms']} ms")
+          f"p99 {result['p99_ms']} ms, max {result['max_ms']} ms; while every table played "
+          f"({result['all_playing_s']} s, {result['all_playing_deliveries']} deliveries): p50 "
+          f"{result['all_playing_p50_ms']} ms, p95 {result['all_playing_p95_ms']} ms, "
+          f"p99 {result['all_playing_p99_ms']} ms")
     print(f"  table events: {result['events']}, data p50 {result['event_bytes_p50']} B, p95 "
           f"{result['event_bytes_p95']} B, mean {result['event_bytes_mean']} B; moves' answers p50 "
           f"{result['answer_bytes_p50']} B, mean {result['answer_bytes_mean']} B; drawn on another table than "

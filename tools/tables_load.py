@@ -1,5 +1,5 @@
 """Load test of tables for friends (``python -m tools.loadtest --tables N``): N tables of four
-people, each person with a page's event stream open, play one whole hand each.
+people, each person with a page's event stream open, play one whole hand each (``--hands``).
 
 Every person is an asyncio task with its own cookies: it reads its stream (server-sent
 events) and, when its screen says it may act, thinks for a while and posts the move as the
@@ -35,6 +35,9 @@ from .friends import HX, Table, aparse_events, csrf_of
 CONNECT_S = 120
 ARRIVING = 8
 """Tables being opened and joined at the same moment (the others wait their turn)."""
+DEAL_TRIES = 30
+"""A host whose "Deal" is answered "busy" clicks it again (waiting as the answer says) up to
+this many times: a person does not give up on their table after a few busy answers."""
 
 
 @dataclass
@@ -42,6 +45,12 @@ class Tally:
     sent: dict[tuple[str, int], float] = field(default_factory=dict)
     """(table, version the move makes) -> when it was sent."""
     delays: list[float] = field(default_factory=list)
+    delivered_at: list[float] = field(default_factory=list)
+    """When each of ``delays`` was measured (its event's arrival)."""
+    dealt_at: list[float] = field(default_factory=list)
+    """When each table's first hand was dealt."""
+    ended_at: list[float] = field(default_factory=list)
+    """When each table's game ended on every screen."""
     acked: list[tuple[str, int, str]] = field(default_factory=list)
     """(table path, version the move was made at, the form's move) per acknowledged move."""
     errors: list[str] = field(default_factory=list)
@@ -174,6 +183,7 @@ class Seat:
         if mover_sent is not None and self._last_seen < version:
             # the first event showing the move (or a later one that includes it)
             self.tally.delays.append((now - mover_sent) * 1000)
+            self.tally.delivered_at.append(now)
         self._last_seen = max(self._last_seen, version)
         shown = self.shown
         if shown is not None and shown.game == game and version <= shown.version:
@@ -279,17 +289,17 @@ def act(table: Table, rng: random.Random) -> tuple[str, dict[str, Any]] | None:
 
 
 async def one_table(bases: list[str], n: int, tally: Tally, think: tuple[float, float], start: asyncio.Event,
-                    ready: list[int], arriving: asyncio.Semaphore) -> list[Seat]:
+                    ready: list[int], arriving: asyncio.Semaphore, stagger: float = 0.0, hands: int = 1) -> list[Seat]:
     async with arriving:  # (the tables fill a few at a time, as people come: not all in one second)
-        seats = await seat_table(bases, n, tally, think)
-    return await play_table(seats, n, tally, start, ready)
+        seats = await seat_table(bases, n, tally, think, hands)
+    return await play_table(seats, n, tally, start, ready, random.Random(n).uniform(0, stagger))
 
 
-async def seat_table(bases: list[str], n: int, tally: Tally, think: tuple[float, float]) -> list[Seat]:
+async def seat_table(bases: list[str], n: int, tally: Tally, think: tuple[float, float], hands: int = 1) -> list[Seat]:
     host = Seat(bases[0], "", 0, f"Host{n}", tally, random.Random(n * 10), think)
     await host.visit("/")
     r = await host.post("/tables/new", {"name": host.name, "difficulty": "medium", "passing": "true",
-                                        "max_rounds": "1", "turn_seconds": "600"})
+                                        "max_rounds": str(hands), "turn_seconds": "600"})
     r.raise_for_status()
     path = r.headers["HX-Redirect"]
     host.path = path
@@ -304,14 +314,18 @@ async def seat_table(bases: list[str], n: int, tally: Tally, think: tuple[float,
     return seats
 
 
-async def play_table(seats: list[Seat], n: int, tally: Tally, start: asyncio.Event, ready: list[int]) -> list[Seat]:
+async def play_table(seats: list[Seat], n: int, tally: Tally, start: asyncio.Event, ready: list[int],
+                     deal_after: float = 0.0) -> list[Seat]:
+    """The table's hand, dealt ``deal_after`` seconds after every table is seated."""
     host, path = seats[0], seats[0].path
     listeners = [asyncio.create_task(s.listen()) for s in seats]
     await asyncio.wait_for(asyncio.gather(*(s.opened.wait() for s in seats)), CONNECT_S)
     ready.append(n)
     await start.wait()
-    d = await host.post(f"{path}/deal", {})
+    await asyncio.sleep(deal_after)
+    d = await host.patiently(lambda: host.client.post(f"{path}/deal", data={}, headers=HX), DEAL_TRIES)
     d.raise_for_status()
+    tally.dealt_at.append(time.perf_counter())
     for s in seats:
         s.see(Table.read(d.text) if s is host else None)
     players = [asyncio.create_task(s.play()) for s in seats]
@@ -331,6 +345,7 @@ async def play_table(seats: list[Seat], n: int, tally: Tally, start: asyncio.Eve
                     f"player {'done' if p.done() else 'on'}" for s, p in zip(seats, players, strict=True)))
         await ended
         tally.finished += 1
+        tally.ended_at.append(time.perf_counter())
         # a move whose answer has not come yet is counted once it comes (the game may be over
         # on the others' screens before the mover's own answer arrives)
         for _ in range(600):
@@ -348,13 +363,18 @@ async def play_table(seats: list[Seat], n: int, tally: Tally, start: asyncio.Eve
     return seats
 
 
-async def run(bases: list[str], pids: list[int], tables: int, think: tuple[float, float]) -> dict[str, Any]:
+async def run(bases: list[str], pids: list[int], tables: int, think: tuple[float, float],
+              stagger: float = 0.0, hands: int = 1) -> dict[str, Any]:
+    """``stagger``: the tables deal at moments spread evenly at random over that many seconds
+    after all are seated (0: every host at once, the hardest start); ``hands``: the hands
+    each table plays (a game of that many hands; a tie for the lowest total adds one)."""
     tally = Tally()
     start = asyncio.Event()
     ready: list[int] = []
     rss_before = [rss_kib(p) for p in pids]
     arriving = asyncio.Semaphore(ARRIVING)
-    tasks = [asyncio.create_task(one_table(bases, n, tally, think, start, ready, arriving)) for n in range(tables)]
+    tasks = [asyncio.create_task(one_table(bases, n, tally, think, start, ready, arriving, stagger, hands))
+             for n in range(tables)]
     t0 = time.monotonic()
     while len(ready) < tables and time.monotonic() - t0 < CONNECT_S * 2:
         await asyncio.sleep(0.2)
@@ -377,13 +397,21 @@ async def run(bases: list[str], pids: list[int], tables: int, think: tuple[float
         if isinstance(r, BaseException):
             tally.errors.append(f"table: {type(r).__name__} {r}")
     delays = sorted(tally.delays)
-    return {"tables": tables, "people": tables * 4, "ready": len(ready), "finished": tally.finished,
+    # while every table plays: from the last table's deal to the first table's end
+    full = (max(tally.dealt_at), min(tally.ended_at)) if tally.dealt_at and tally.ended_at else (0.0, 0.0)
+    steady = sorted(d for d, at in zip(tally.delays, tally.delivered_at, strict=True) if full[0] <= at <= full[1])
+    return {"tables": tables, "people": tables * 4, "stagger_s": stagger, "hands": hands,
+            "ready": len(ready), "finished": tally.finished,
             "streams_open": streams, "tables_fed": feeds, "open_fds": fds,
             "moves": len(tally.acked), "events": tally.events, "seconds": round(wall, 1),
             "deliveries": len(delays),
             "p50_ms": round(percentile(delays, 50), 1), "p95_ms": round(percentile(delays, 95), 1),
             "p99_ms": round(percentile(delays, 99), 1), "max_ms": round(delays[-1], 1) if delays else 0.0,
             "mean_ms": round(statistics.fmean(delays), 1) if delays else 0.0,
+            "all_playing_s": round(max(0.0, full[1] - full[0]), 1), "all_playing_deliveries": len(steady),
+            "all_playing_p50_ms": round(percentile(steady, 50), 1),
+            "all_playing_p95_ms": round(percentile(steady, 95), 1),
+            "all_playing_p99_ms": round(percentile(steady, 99), 1),
             "rss_before_mib": [round(x / 1024, 1) for x in rss_before],
             "rss_open_mib": [round(x / 1024, 1) for x in rss_open],
             "rss_end_mib": [round(x / 1024, 1) for x in rss_end],
