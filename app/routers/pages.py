@@ -7,30 +7,25 @@ to the page it came from.  Errors re-render the table as it really is, with the 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
 from jinja2_fragments import render_block
-from markupsafe import Markup
 from sqlmodel import Session
 
 from engine import Game, PlayerView, Rules
-from engine import events as ev
 
-from .. import coaching, i18n, options, presenter, review_view, security, services
+from .. import coaching, i18n, options, playback, presenter, review_view, security, services
 from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
 from ..errors import BadChoiceError
 from ..models import DIFFICULTIES, GameRecord, Player
 from ..options import OptionsBase, options_model
+from ..playback import TEMPLATE
 from ..services import Outcome
 
 router = APIRouter(include_in_schema=False)
 
-TEMPLATE = "game.html"
-PANELS = ("sheet", "tricks", "records", "current_rules")
-PAUSES_MS = {"normal": {"play": 750, "trick": 1600, "": 0}, "fast": {"play": 220, "trick": 650, "": 0}}
 
 
 def _is_htmx(request: Request) -> bool:
@@ -50,7 +45,7 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
     ctx: dict[str, Any] = {
         "player": player, "embed": embed, "error": error, "difficulties": DIFFICULTIES,
         "records": services.records(session, player) if with_records else [], "game": rec, "frames": [], "say": "",
-        "pauses": PAUSES_MS, "deferred": None, "rules_now": None, "t": None, "version": 0,
+        "pauses": playback.PAUSES_MS, "deferred": None, "rules_now": None, "t": None, "version": 0,
         "sheet": presenter.score_sheet(None), "tricks": [], "standard": Rules(),
         "level_name": presenter.difficulty_name,
         # the new-game dialog offers the options of the player's latest game again
@@ -74,47 +69,12 @@ def page_context(session: Session, player: Player, *, rec: GameRecord | None = N
     return ctx
 
 
-@dataclass(frozen=True)
-class Deferred:
-    """A side panel's update, swapped in by the page once the playback has finished
-    (``swap`` as htmx's hx-swap: the whole panel, or lines added at its end)."""
-
-    target: str
-    swap: str
-    html: Markup
-
-
-def changed_panels(outcome: Outcome, dealt: bool) -> tuple[list[str], int | None]:
-    """Which side panels an action changes, and from which trick on the trick list only
-    grows (None: the list is drawn again, or is unchanged when "tricks" is not named)."""
-    events = outcome.events
-    over = dealt or any(isinstance(e, ev.RoundStarted | ev.RoundScored) for e in events)
-    names = ["sheet"] if over else []
-    if any(isinstance(e, ev.GameOver | ev.MoonShot) for e in events):
-        names.append("records")
-    if dealt:
-        names.append("current_rules")
-    taken = sum(1 for e in events if isinstance(e, ev.TrickWon | ev.TrickCancelled))
-    before = len(outcome.view.tricks) - taken
-    if over or (taken and before <= 0):
-        names.append("tricks")
-    elif taken:
-        return names, before
-    return names, None
-
-
 def _render_fragment(request: Request, ctx: dict[str, Any], status_code: int = 200,
-                     panels: tuple[list[str], int | None] | None = None) -> HTMLResponse:
+                     panels: playback.Panels | None = None) -> HTMLResponse:
     """The table, its playback, and the side panels' updates to apply after it: every panel
-    (``panels`` None), or those an action changed (:func:`changed_panels`)."""
+    (``panels`` None), or those an action changed (:func:`playback.changed_panels`)."""
     env = request.app.state.templates.env
-    # side panels change only once the playback has finished, so the score sheet and the
-    # trick list never give away a result the table has not shown yet
-    names, new_tricks = (list(PANELS), None) if panels is None else panels
-    deferred = [Deferred("#" + name, "outerHTML", Markup(render_block(env, TEMPLATE, name, ctx))) for name in names]
-    if new_tricks is not None:
-        lines = render_block(env, TEMPLATE, "trick_lines", {**ctx, "tricks": ctx["tricks"][new_tricks:]})
-        deferred.append(Deferred("#tricks .trick-list", "beforeend", Markup(lines)))
+    deferred = playback.deferred(env, ctx, playback.every_panel() if panels is None else panels)
     html = render_block(env, TEMPLATE, "table", {**ctx, "deferred": deferred})
     return HTMLResponse(html, status_code=status_code)
 
@@ -133,7 +93,7 @@ def _back(embed: bool) -> RedirectResponse:
 def _respond(request: Request, session: Session, player: Player, outcome: Outcome, embed: bool,
              dealt: bool = False) -> Response:
     if _is_htmx(request):
-        panels = changed_panels(outcome, dealt)
+        panels = playback.changed_panels(outcome.events, len(outcome.view.tricks), dealt)
         ctx = page_context(session, player, outcome=outcome, embed=embed, dealt=dealt,
                            with_records="records" in panels[0])
         return _render_fragment(request, ctx, panels=panels)

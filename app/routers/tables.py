@@ -24,29 +24,25 @@ from fastapi import APIRouter, Form, Request
 from fastapi.concurrency import run_in_threadpool
 from fastapi.responses import HTMLResponse, RedirectResponse, Response, StreamingResponse
 from jinja2_fragments import render_block
-from markupsafe import Markup
 from sqlalchemy import bindparam
 from sqlmodel import Session, col, select
 
 from engine import Card, CardSet, Game, Rules
-from engine import events as ev
 from engine.errors import IllegalMoveError
 from engine.moves import MoonMove, PassMove, PlayMove
 
-from .. import i18n, options, presenter, security, services, tables
+from .. import i18n, options, playback, presenter, security, services, tables
 from ..deps import ContextDep, CurrentPlayer, SessionDep, as_player, get_session
 from ..errors import BadChoiceError, GameClosedError, StaleStateError, TableError, TableNotFoundError, error_page
 from ..feed import FEEDS, Snapshot
 from ..models import DIFFICULTIES, Player, utcnow
 from ..options import OptionsBase, options_model
+from ..playback import TEMPLATE
 from ..tables import TableState
 
 router = APIRouter(include_in_schema=False)
 
-GAME = "game.html"
 PAGE = "friends.html"
-PANELS = ("sheet", "tricks", "records", "current_rules")
-PAUSES_MS = {"normal": {"play": 750, "trick": 1600, "": 0}, "fast": {"play": 220, "trick": 650, "": 0}}
 HEARTBEAT_S = 15.0
 RENEW_S = 30.0
 """A stream renews its person's presence this often: within :data:`app.tables.CONNECTED_FOR`
@@ -54,13 +50,6 @@ RENEW_S = 30.0
 15 s was a write a second for every 15 streams, as many as the moves of a busy server."""
 PLAYBACK_LIMIT = 80
 """A page further behind than this many moves gets the table as it is, without the playback."""
-
-
-@dataclass(frozen=True)
-class Deferred:
-    target: str
-    swap: str
-    html: Markup
 
 
 @dataclass(frozen=True)
@@ -124,8 +113,8 @@ def table_context(request: Request, session: Session | None, player: Player, sta
     ctx: dict[str, Any] = {
         "player": player, "embed": False, "error": error, "difficulties": DIFFICULTIES,
         "records": services.records(session, player) if with_records and session is not None else [],
-        "game": rec, "frames": [], "say": "", "pauses": PAUSES_MS, "deferred": None, "rules_now": None, "t": None,
-        "version": rec.version if rec else 0, "sheet": presenter.score_sheet(None), "tricks": [],
+        "game": rec, "frames": [], "say": "", "pauses": playback.PAUSES_MS, "deferred": None, "rules_now": None,
+        "t": None, "version": rec.version if rec else 0, "sheet": presenter.score_sheet(None), "tricks": [],
         "standard": Rules(), "level_name": presenter.difficulty_name,
         "choices": options.option_choices(state.rules, table.difficulty), "celebrate": False,
         "act": f"/t/{token}", "here_path": f"/t/{token}",
@@ -197,33 +186,20 @@ def qr_svg(text: str) -> str:
     return out.getvalue().decode()
 
 
-def changed_panels(ctx: dict[str, Any]) -> tuple[list[str], int | None]:
-    """The side panels the moves played back change (all of them for a table drawn whole),
-    and from which trick on the trick list only grows (None: drawn again or unchanged)."""
+def changed_panels(ctx: dict[str, Any]) -> playback.Panels:
+    """The side panels the moves played back change (all of them for a table drawn whole)."""
     steps: list[services.Step] | None = ctx.get("steps")
     if steps is None:
-        return list(PANELS), None
-    events = [e for s in steps for e in s.events]
-    names = ["sheet"] if any(isinstance(e, ev.RoundStarted | ev.RoundScored) for e in events) else []
-    if any(isinstance(e, ev.GameOver | ev.MoonShot) for e in events):
-        names.append("records")
-    taken = sum(1 for e in events if isinstance(e, ev.TrickWon | ev.TrickCancelled))
-    before = len(ctx["tricks"]) - taken
-    if names and "sheet" in names or (taken and before <= 0):
-        names.append("tricks")
-    elif taken:
-        return names, before
-    return names, None
+        return playback.every_panel()
+    return playback.changed_panels((e for s in steps for e in s.events), len(ctx["tricks"]))
 
 
-def _render_table(request: Request, ctx: dict[str, Any]) -> str:
+def _render_table(request: Request, ctx: dict[str, Any], panels: playback.Panels | None = None) -> str:
+    """The table (or a move's parts of it) with the side panels it changes (``panels``, if
+    the caller has them already)."""
     env = request.app.state.templates.env
-    names, new_tricks = changed_panels(ctx)
-    deferred = [Deferred("#" + name, "outerHTML", Markup(render_block(env, GAME, name, ctx))) for name in names]
-    if new_tricks is not None:
-        lines = render_block(env, GAME, "trick_lines", {**ctx, "tricks": ctx["tricks"][new_tricks:]})
-        deferred.append(Deferred("#tricks .trick-list", "beforeend", Markup(lines)))
-    return render_block(env, GAME, "table_patch" if ctx.get("patch") else "table", {**ctx, "deferred": deferred})
+    deferred = playback.deferred(env, ctx, changed_panels(ctx) if panels is None else panels)
+    return render_block(env, TEMPLATE, "table_patch" if ctx.get("patch") else "table", {**ctx, "deferred": deferred})
 
 
 class Drawings:
@@ -289,8 +265,9 @@ def _answer(request: Request, session: Session, player: Player, state: TableStat
     ctx = table_context(request, session, player, state, outcome=outcome, with_records=False, parts=parts)
     if ctx.get("patch"):
         # (the people's panel comes with the table's event, as it does with every change)
-        html = _render_table(request, ctx)
-        if "records" not in changed_panels(ctx)[0]:
+        panels = changed_panels(ctx)
+        html = _render_table(request, ctx, panels)
+        if "records" not in panels[0]:
             DRAWN.put(_drawing_key(request, state, player, ctx["patch_from"]), html)
         return HTMLResponse(html)
     ctx["records"] = services.records(session, player)
@@ -548,17 +525,18 @@ def _table_html(request: Request, engine: Any, snap: Snapshot, ctx: dict[str, An
                 since: int | None) -> str:
     """The table event's HTML: drawn once for every stream of this process that sees the
     same (a spectator's, or one person's in two tabs), each with its own token."""
-    if "records" in changed_panels(ctx)[0]:
+    panels = changed_panels(ctx)
+    if "records" in panels[0]:
         # (a person's own records: drawn for them alone)
         with Session(engine, expire_on_commit=False) as session:
             ctx["records"] = services.records(session, player)
             session.commit()
-        return _render_table(request, ctx)
+        return _render_table(request, ctx, panels)
     f = ctx["friends"]
     key = ("table", since, f["seat"], f["host"], bool(player.fast_play), i18n.current().lang.code,
            str(request.base_url))
     stand_in = StandIn(_STAND_IN_ID, bool(player.fast_play))
-    html: str = snap.shared(key, lambda: _render_table(request, {**ctx, "player": stand_in}))
+    html: str = snap.shared(key, lambda: _render_table(request, {**ctx, "player": stand_in}, panels))
     csrf = request.app.state.templates.env.globals["csrf_token"]
     return html.replace(csrf(_STAND_IN_ID), csrf(player.id))
 
