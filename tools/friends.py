@@ -99,27 +99,32 @@ class Event:
     raw: bytes
 
 
+class _Events:
+    """Server-sent events cut from a byte stream as its chunks come."""
+
+    def __init__(self) -> None:
+        self.buffer = b""
+
+    def feed(self, chunk: bytes) -> list[Event]:
+        self.buffer += chunk
+        blocks = self.buffer.split(b"\n\n")
+        self.buffer = blocks.pop()  # (what follows the last blank line: an event still coming)
+        return [e for e in map(_event, blocks) if e is not None]
+
+
 def parse_events(chunks: Iterator[bytes]) -> Iterator[Event]:
     """Server-sent events from a byte stream, each with the exact bytes it came in."""
-    buffer = b""
+    events = _Events()
     for chunk in chunks:
-        buffer += chunk
-        while b"\n\n" in buffer:
-            block, buffer = buffer.split(b"\n\n", 1)
-            event = _event(block)
-            if event is not None:
-                yield event
+        yield from events.feed(chunk)
 
 
 async def aparse_events(chunks: AsyncIterator[bytes]) -> AsyncIterator[Event]:
-    buffer = b""
+    """:func:`parse_events` for an asynchronous byte stream."""
+    events = _Events()
     async for chunk in chunks:
-        buffer += chunk
-        while b"\n\n" in buffer:
-            block, buffer = buffer.split(b"\n\n", 1)
-            event = _event(block)
-            if event is not None:
-                yield event
+        for event in events.feed(chunk):
+            yield event
 
 
 def _event(block: bytes) -> Event | None:
