@@ -27,7 +27,6 @@ from ..services import Outcome
 router = APIRouter(include_in_schema=False)
 
 
-
 def _is_htmx(request: Request) -> bool:
     return request.headers.get("HX-Request") == "true"
 
