@@ -1,5 +1,5 @@
 """Load test of tables for friends (``python -m tools.loadtest --tables N``): N tables of four
-people, each person with a page's event stream open, play one whole hand each (``--hands``).
+people, each person with a page's event stream open, play one whole hand each (or ``--hands`` N).
 
 Every person is an asyncio task with its own cookies: it reads its stream (server-sent
 events) and, when its screen says it may act, thinks for a while and posts the move as the
@@ -224,9 +224,9 @@ class Seat:
             return
         self.see(table)
 
-    async def post(self, path: str, body: dict[str, Any]) -> httpx.Response:
-        """The page's request, sent again after "the server is busy" (up to 5 times), as the page does."""
-        return await self.patiently(lambda: self.client.post(path, data=body, headers=HX), 6)
+    async def post(self, path: str, body: dict[str, Any], tries: int = 6) -> httpx.Response:
+        """The page's request, sent again after "the server is busy" (``tries`` in all), as the page does."""
+        return await self.patiently(lambda: self.client.post(path, data=body, headers=HX), tries)
 
     async def play(self) -> None:
         while not self.over.is_set():
@@ -323,7 +323,7 @@ async def play_table(seats: list[Seat], n: int, tally: Tally, start: asyncio.Eve
     ready.append(n)
     await start.wait()
     await asyncio.sleep(deal_after)
-    d = await host.patiently(lambda: host.client.post(f"{path}/deal", data={}, headers=HX), DEAL_TRIES)
+    d = await host.post(f"{path}/deal", {}, tries=DEAL_TRIES)
     d.raise_for_status()
     tally.dealt_at.append(time.perf_counter())
     for s in seats:
