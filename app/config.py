@@ -58,6 +58,10 @@ class Settings:
     503 with Retry-After."""
     max_queue: int = 256
     """Requests that may wait at once (``MAX_QUEUE``); past it, 503 at once."""
+    streams_per_client: int = 64
+    """Event streams of tables (open pages of tables) one client address may hold in a
+    server process (``STREAMS_PER_CLIENT``); past it, 429.  A household or a classroom
+    behind one address stays far below it.  0 turns the limit off."""
 
     # ---- anonymous data (SPEC §8) ----
     games_per_minute: float = 20.0
@@ -97,6 +101,7 @@ class Settings:
             max_active_requests=max(1, int(_number(env, "MAX_ACTIVE_REQUESTS", 16))),
             queue_timeout=_number(env, "QUEUE_TIMEOUT", 1.0),
             max_queue=int(_number(env, "MAX_QUEUE", 256)),
+            streams_per_client=int(_number(env, "STREAMS_PER_CLIENT", 64)),
             games_per_minute=_number(env, "GAMES_PER_MINUTE", 20.0),
             players_per_hour=_number(env, "PLAYERS_PER_HOUR", 120.0),
             retention_days=_number(env, "RETENTION_DAYS", 180.0),

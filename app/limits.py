@@ -26,8 +26,11 @@ from __future__ import annotations
 import asyncio
 import ipaddress
 import math
+import threading
 import time
-from collections.abc import MutableMapping
+from collections import Counter
+from collections.abc import AsyncIterator, MutableMapping
+from contextlib import asynccontextmanager
 from typing import Any
 
 from sqlalchemy import case, insert, select, update
@@ -98,6 +101,18 @@ class AdmissionGate:
         if scope["type"] != "http" or path.startswith(UNGATED) or _is_stream(path):
             await self.app(scope, receive, send)
             return
+        async with self.place() as admitted:
+            if not admitted:
+                await busy(scope, send)
+                return
+            await self.app(scope, receive, send)
+
+    @asynccontextmanager
+    async def place(self) -> AsyncIterator[bool]:
+        """One of the places for as long as the block runs: a request's, or a table's event
+        stream's first look (its reading and drawing are work like a request's, though the
+        stream then waits outside the gate).  Yields False, holding nothing, when the work
+        is to be answered busy."""
         places = self.places()
         if not places.locked():
             # a free place is taken at once: without wait_for, whose task and timer cost an
@@ -108,22 +123,52 @@ class AdmissionGate:
             # one slow request must not make the average turn away the next one
             if self.waiting >= self.max_queue or (
                     self.waiting >= self.limit and (self.waiting + 1) * self.service_s / self.limit > self.timeout):
-                await busy(scope, send)
+                yield False
                 return
             self.waiting += 1
             try:
                 await asyncio.wait_for(places.acquire(), self.timeout)
             except TimeoutError:
-                await busy(scope, send)
+                yield False
                 return
             finally:
                 self.waiting -= 1
         started = time.perf_counter()
         try:
-            await self.app(scope, receive, send)
+            yield True
         finally:
             places.release()
             self.service_s += 0.1 * (time.perf_counter() - started - self.service_s)
+
+
+class StreamSlots:
+    """The tables' event streams open in this process, counted per client address
+    (:func:`client_key`).  A page of a table holds its stream as long as it is open, outside
+    the admission gate, and every stream costs the server something at each change of its
+    table: past ``per_client`` streams from one address (0: no limit) another is refused
+    (429), rather than one client slowing every table down.  Not per person: a phone that
+    lost its network may hold streams the server cannot yet tell are gone, and its person
+    must still get a new one.  (A stream never started is given back when it is collected,
+    in whatever thread.)"""
+
+    def __init__(self, per_client: int) -> None:
+        self.per_client = per_client
+        self.clients: Counter[str] = Counter()
+        self._lock = threading.Lock()
+
+    def take(self, client: str) -> bool:
+        """A slot for one more stream from ``client``; False: none left."""
+        with self._lock:
+            if self.per_client and self.clients[client] >= self.per_client:
+                return False
+            self.clients[client] += 1
+            return True
+
+    def give_back(self, client: str) -> None:
+        with self._lock:
+            self.clients[client] -= 1
+            if self.clients[client] <= 0:
+                del self.clients[client]
 
 
 def _wants_json(scope: Scope) -> bool:

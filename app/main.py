@@ -21,7 +21,7 @@ from . import errors, i18n, retention, tables
 from .config import Settings
 from .db import make_engine
 from .deps import CloseSession
-from .limits import AdmissionGate
+from .limits import AdmissionGate, StreamSlots
 from .live import BROKER
 from .routers import api, health, learn, pages
 from .routers import tables as table_pages
@@ -94,6 +94,7 @@ def create_app(settings: Settings) -> FastAPI:
     # /healthz has its own connection, so it answers while every pooled one is in use
     app.state.health_engine = make_engine(settings.database_url, pool_size=1, overflow=1)
     app.state.thinker = Thinker()
+    app.state.streams = StreamSlots(settings.streams_per_client)
     app.state.templates = Jinja2Templates(directory=str(ROOT / "templates"))
     # the templates are read once: not looked at on disk again for every page drawn
     app.state.templates.env.auto_reload = False

@@ -21,8 +21,9 @@ Two scenarios run one after the other on the same server:
   within 2 s, ``/healthz`` answering throughout.
 
 Every simulated player comes from 127.0.0.1, so the server is started with the per-client
-rate limits off (``GAMES_PER_MINUTE=0 PLAYERS_PER_HOUR=0``); they are tested in
-tests/app/test_anonymous_data.py.
+rate limits off (``GAMES_PER_MINUTE=0 PLAYERS_PER_HOUR=0``, and ``STREAMS_PER_CLIENT=0`` for
+the tables' 400 streams from one address); they are tested in tests/app/test_anonymous_data.py
+and tests/app/test_stream_limits.py.
 
 Reported per scenario: actions per second, p50/p95/p99 latency (of every attempt), errors
 (any answer but success, or no answer; a 503 with Retry-After is waited out and retried up
@@ -97,7 +98,8 @@ def app_server(database_url: str, data_dir: Path, *, secret_key: str = "loadtest
     port = free_port()
     env = {"DATA_DIR": str(data_dir), "DATABASE_URL": database_url, "SECRET_KEY": secret_key,
            # every simulated player shares one address: per-client limits would refuse them
-           "GAMES_PER_MINUTE": "0", "PLAYERS_PER_HOUR": "0", **(extra_env or {})}
+           "GAMES_PER_MINUTE": "0", "PLAYERS_PER_HOUR": "0", "STREAMS_PER_CLIENT": "0",
+           **(extra_env or {})}
     with open(data_dir / f"server-{port}.log", "w") as log:
         # access logs off: one line per request would cost the server more than the
         # request itself and measure the terminal rather than the app

@@ -14,6 +14,7 @@ from __future__ import annotations
 import asyncio
 import io
 import threading
+import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Hashable
 from dataclasses import dataclass
@@ -31,7 +32,7 @@ from engine import Card, CardSet, Game, Rules
 from engine.errors import IllegalMoveError
 from engine.moves import MoonMove, PassMove, PlayMove
 
-from .. import i18n, options, playback, presenter, security, services, tables
+from .. import i18n, limits, options, playback, presenter, security, services, tables
 from ..deps import ContextDep, CurrentPlayer, SessionDep, as_player, get_session
 from ..errors import BadChoiceError, GameClosedError, StaleStateError, TableError, TableNotFoundError, error_page
 from ..feed import FEEDS, Snapshot
@@ -460,6 +461,26 @@ class Shown:
     people_html: str = ""
 
 
+TOO_MANY_STREAMS = "Too many pages of tables are open from here; close one, and this page connects again."
+"""A stream refused by :class:`app.limits.StreamSlots` (an EventSource does not show it: the
+page shows that it is reconnecting, and tries again later)."""
+STREAM_RETRY_S = 10
+
+
+class StreamSlot:
+    """One stream's place among its address's open streams, given back once (by the
+    stream's end, or by the collection of a stream that never started)."""
+
+    def __init__(self, slots: limits.StreamSlots, client: str) -> None:
+        self.slots, self.client = slots, client
+        self.taken = slots.take(client)
+
+    def release(self) -> None:
+        if self.taken:
+            self.taken = False
+            self.slots.give_back(self.client)
+
+
 @dataclass(frozen=True)
 class StandIn:
     """Whom a drawing shared by several people is drawn for: their own anti-forgery token
@@ -480,11 +501,11 @@ def _events(request: Request, engine: Any, snap: Snapshot, player_id: str, shown
     state = snap.state
     if state is None or state.table.status != "open":
         return [_sse("closed", "")], None, True
-    player = snap.players.get(player_id)
-    if player is None:  # (joined after this read, or no stored player yet)
-        with Session(engine, expire_on_commit=False) as session:
-            player = services.get_player(session, player_id) or Player(id=player_id)
-            session.commit()
+    # (a stream uses only reads that began after it joined its feed, each of which read every
+    # stored player watching: one it did not find has not been stored yet, a visitor who has
+    # not acted, and has the settings of a new player; a look of its own per stream and
+    # change was a query per page open on the table)
+    player = snap.players.get(player_id) or Player(id=player_id)
     key = _parse_key(state.key)
     assert key is not None
     seat = state.seat_of(player_id)
@@ -507,7 +528,7 @@ def _events(request: Request, engine: Any, snap: Snapshot, player_id: str, shown
             # (the person's own move: their answer's drawing, if it was drawn on the same table)
             html = DRAWN.get(_drawing_key(request, state, player, since)) if since is not None else None
             if html is None:
-                html = _table_html(request, engine, snap, context(), player, since)
+                html = _table_html(request, engine, snap, context, player, since)
             out.append(_sse("table", html, state.key))
         # (with every move too: who is connected changes by the clock, a grace running out)
         everyone = people(state, player.id)
@@ -521,40 +542,64 @@ def _events(request: Request, engine: Any, snap: Snapshot, player_id: str, shown
     return out, seat, False
 
 
-def _table_html(request: Request, engine: Any, snap: Snapshot, ctx: dict[str, Any], player: Player,
-                since: int | None) -> str:
+def _table_html(request: Request, engine: Any, snap: Snapshot, context: Callable[[], dict[str, Any]],
+                player: Player, since: int | None) -> str:
     """The table event's HTML: drawn once for every stream of this process that sees the
-    same (a spectator's, or one person's in two tabs), each with its own token."""
-    panels = changed_panels(ctx)
-    if "records" in panels[0]:
-        # (a person's own records: drawn for them alone)
+    same (a spectator's, or one person's in two tabs), each with its own token.  What it is
+    drawn from (``context``, the person's table) is made only by the stream that draws it:
+    a hundred spectators, or a person's many tabs, cost one drawing, not a hundred tables."""
+    state = snap.state
+    key = ("table", since, state.seat_of(player.id), state.is_host(player.id), bool(player.fast_play),
+           i18n.current().lang.code, str(request.base_url))
+    stand_in = StandIn(_STAND_IN_ID, bool(player.fast_play))
+
+    def draw() -> str | None:
+        ctx = context()
+        panels = changed_panels(ctx)
+        if "records" in panels[0]:
+            return None  # (the moves change the records panel: each person's own, drawn for them alone)
+        return _render_table(request, {**ctx, "player": stand_in}, panels)
+
+    html: str | None = snap.shared(key, draw)
+    if html is None:
+        ctx = context()
         with Session(engine, expire_on_commit=False) as session:
             ctx["records"] = services.records(session, player)
             session.commit()
-        return _render_table(request, ctx, panels)
-    f = ctx["friends"]
-    key = ("table", since, f["seat"], f["host"], bool(player.fast_play), i18n.current().lang.code,
-           str(request.base_url))
-    stand_in = StandIn(_STAND_IN_ID, bool(player.fast_play))
-    html: str = snap.shared(key, lambda: _render_table(request, {**ctx, "player": stand_in}, panels))
+        return _render_table(request, ctx, changed_panels(ctx))
     csrf = request.app.state.templates.env.globals["csrf_token"]
     return html.replace(csrf(_STAND_IN_ID), csrf(player.id))
 
 
 @router.get("/t/{token}/events")
 async def events(request: Request, token: str, player: CurrentPlayer, last: str | None = None) -> Response:
-    """The page's stream: nothing is held between events but what it shows."""
+    """The page's stream: nothing is held between events but what it shows.  One address's
+    streams are limited in number (:class:`app.limits.StreamSlots`), and the first look (a
+    read and a drawing) takes a place in the admission gate like any request."""
     engine = request.app.state.db_engine
-    shown = Shown(_parse_key(request.headers.get("Last-Event-ID") or last))
-    snap = await run_in_threadpool(_read, engine, token, None, frozenset({player.id}), 0)
-    if snap.state is None:
-        return Response(status_code=204)  # no such table: an EventSource stops trying on 204
-    table_id: str = snap.state.table.id
-    first, seat, closed = await run_in_threadpool(_events, request, engine, snap, player.id, shown)
+    slot = StreamSlot(request.app.state.streams, limits.client_key(request.scope))
+    if not slot.taken:
+        return Response(TOO_MANY_STREAMS, status_code=429, media_type="text/plain",
+                        headers={"Retry-After": str(STREAM_RETRY_S), "Cache-Control": "no-store"})
+    try:
+        async with request.app.state.gate.place() as admitted:
+            if not admitted:
+                raise limits.ServerBusyError()
+            shown = Shown(_parse_key(request.headers.get("Last-Event-ID") or last))
+            snap = await run_in_threadpool(_read, engine, token, None, frozenset({player.id}), 0)
+            if snap.state is None:
+                slot.release()
+                return Response(status_code=204)  # no such table: an EventSource stops trying on 204
+            table_id: str = snap.state.table.id
+            first, seat, closed = await run_in_threadpool(_events, request, engine, snap, player.id, shown)
 
-    # connected from now on (before the answer starts: a page that has its stream open is
-    # never taken for absent)
-    await run_in_threadpool(_presence, engine, table_id, seat, player.id, utcnow() + tables.CONNECTED_FOR, True, 1)
+            # connected from now on (before the answer starts: a page that has its stream open
+            # is never taken for absent)
+            await run_in_threadpool(_presence, engine, table_id, seat, player.id, utcnow() + tables.CONNECTED_FOR,
+                                    True, 1)
+    except BaseException:
+        slot.release()
+        raise
 
     async def stream() -> AsyncIterator[bytes]:
         nonlocal seat
@@ -599,11 +644,15 @@ async def events(request: Request, token: str, player: CurrentPlayer, last: str 
                 # gone (a closed tab, a lost connection): if it was the person's last page,
                 # still "connected" for a moment, so a reload is not leaving; then a computer
                 # player takes the person's turns
+                slot.release()
                 await asyncio.shield(run_in_threadpool(_presence, engine, table_id, seat, player.id,
                                                        utcnow() + tables.GONE_AFTER, True, -1))
 
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+    body = stream()
+    # (a client gone before the answer started never runs the stream, nor its finally)
+    weakref.finalize(body, slot.release)
+    return StreamingResponse(body, media_type="text/event-stream", headers=headers)
 
 
 def _presence(engine: Any, table_id: str, seat: int | None, player_id: str, until: Any, changed: bool,

@@ -35,7 +35,7 @@ class AppProcess:
                     "SECURE_COOKIES": "1",
                     # every browser of the suite comes from 127.0.0.1: the per-client limits are
                     # tested in tests/app/test_anonymous_data.py
-                    "GAMES_PER_MINUTE": "0", "PLAYERS_PER_HOUR": "0"}
+                    "GAMES_PER_MINUTE": "0", "PLAYERS_PER_HOUR": "0", "STREAMS_PER_CLIENT": "0"}
         self.proc: subprocess.Popen[bytes] | None = None
         data_dir.mkdir(parents=True, exist_ok=True)
         subprocess.run([sys.executable, "-m", "alembic", "upgrade", "head"], cwd=ROOT,
