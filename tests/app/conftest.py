@@ -45,3 +45,14 @@ def client(app: FastAPI) -> Iterator[TestClient]:
 def session(app: FastAPI) -> Iterator[Session]:
     with Session(app.state.db_engine, expire_on_commit=False) as s:
         yield s
+
+
+@pytest.fixture
+def people(app: FastAPI) -> Iterator[list[TestClient]]:
+    """Four browsers (no lifespan: no background watch, so the tests decide every turn)."""
+    clients = [with_token(TestClient(app, base_url="http://testserver"), app) for _ in range(4)]
+    for c in clients:
+        c.get("/")
+    yield clients
+    for c in clients:
+        c.close()

@@ -97,21 +97,18 @@ def test_the_gates_place_is_refused_when_full_and_free_again_after() -> None:
 
 
 @pytest.fixture
-def people(app: FastAPI) -> Iterator[list[TestClient]]:
-    clients = [with_token(TestClient(app, base_url="http://testserver"), app) for _ in range(5)]
-    for c in clients:
-        c.get("/")
-    yield clients
-    for c in clients:
-        c.close()
+def watcher(app: FastAPI) -> Iterator[TestClient]:
+    """A spectator's browser (without the lifespan, as the four people's)."""
+    client = with_token(TestClient(app, base_url="http://testserver"), app)
+    yield client
+    client.close()
 
 
 def test_a_move_is_drawn_once_for_every_page_showing_it_alike_and_reads_nothing_more(
-        app: FastAPI, people: list[TestClient], monkeypatch: pytest.MonkeyPatch) -> None:
-    players, watcher = people[:4], people[4]
-    path = open_table(players[0])
-    seat_all(players, path)
-    assert players[0].post(f"{path}/deal", data={}, headers=HX).status_code == 200
+        app: FastAPI, people: list[TestClient], watcher: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    path = open_table(people[0])
+    seat_all(people, path)
+    assert people[0].post(f"{path}/deal", data={}, headers=HX).status_code == 200
     watcher.get(path)
     settings = app.state.settings
     wid = player_id_from_cookie(settings, watcher.cookies.get(settings.cookie_name))
@@ -127,11 +124,11 @@ def test_a_move_is_drawn_once_for_every_page_showing_it_alike_and_reads_nothing_
     for shown in tabs:
         table_routes._events(request, engine, snap, wid, shown)
 
-    shown_table = Table.read(players[0].get(f"{path}/table", headers=HX).text)
+    shown_table = Table.read(people[0].get(f"{path}/table", headers=HX).text)
     assert shown_table is not None
     move = action(shown_table, random.Random(3))
     assert move is not None
-    assert players[0].post(f"{path}/{move[0]}", data=move[1], headers=HX).status_code == 200
+    assert people[0].post(f"{path}/{move[0]}", data=move[1], headers=HX).status_code == 200
     snap = table_routes._read(engine, None, snap.state.table.id, frozenset({wid}), 1)
 
     contexts: list[Any] = []

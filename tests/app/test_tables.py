@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Iterator
 from datetime import timedelta
 
 import pytest
@@ -22,17 +21,6 @@ from engine import Phase
 from tools.friends import HX, Table, action
 
 from .csrf import with_token
-
-
-@pytest.fixture
-def people(app: FastAPI) -> Iterator[list[TestClient]]:
-    """Four browsers (no lifespan: no background watch, so the tests decide every turn)."""
-    clients = [with_token(TestClient(app, base_url="http://testserver"), app) for _ in range(4)]
-    for c in clients:
-        c.get("/")
-    yield clients
-    for c in clients:
-        c.close()
 
 
 def open_table(host: TestClient, **options: object) -> str:
