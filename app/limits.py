@@ -148,27 +148,40 @@ class StreamSlots:
     table: past ``per_client`` streams from one address (0: no limit) another is refused
     (429), rather than one client slowing every table down.  Not per person: a phone that
     lost its network may hold streams the server cannot yet tell are gone, and its person
-    must still get a new one.  (A stream never started is given back when it is collected,
-    in whatever thread.)"""
+    must still get a new one."""
 
     def __init__(self, per_client: int) -> None:
         self.per_client = per_client
         self.clients: Counter[str] = Counter()
         self._lock = threading.Lock()
 
-    def take(self, client: str) -> bool:
-        """A slot for one more stream from ``client``; False: none left."""
+    def take(self, client: str) -> StreamSlot | None:
+        """A slot for one more stream from ``client``; None: none left."""
         with self._lock:
             if self.per_client and self.clients[client] >= self.per_client:
-                return False
+                return None
             self.clients[client] += 1
-            return True
+        return StreamSlot(self, client)
 
-    def give_back(self, client: str) -> None:
+    def _give_back(self, client: str) -> None:
         with self._lock:
             self.clients[client] -= 1
             if self.clients[client] <= 0:
                 del self.clients[client]
+
+
+class StreamSlot:
+    """One stream's place among its address's open streams, given back once: by the
+    stream's end, or by the collection of a stream that never started (in whatever thread)."""
+
+    def __init__(self, slots: StreamSlots, client: str) -> None:
+        self._slots: StreamSlots | None = slots
+        self.client = client
+
+    def release(self) -> None:
+        slots, self._slots = self._slots, None
+        if slots is not None:
+            slots._give_back(self.client)  # noqa: SLF001  (its own pool)
 
 
 def _wants_json(scope: Scope) -> bool:

@@ -467,20 +467,6 @@ page shows that it is reconnecting, and tries again later)."""
 STREAM_RETRY_S = 10
 
 
-class StreamSlot:
-    """One stream's place among its address's open streams, given back once (by the
-    stream's end, or by the collection of a stream that never started)."""
-
-    def __init__(self, slots: limits.StreamSlots, client: str) -> None:
-        self.slots, self.client = slots, client
-        self.taken = slots.take(client)
-
-    def release(self) -> None:
-        if self.taken:
-            self.taken = False
-            self.slots.give_back(self.client)
-
-
 @dataclass(frozen=True)
 class StandIn:
     """Whom a drawing shared by several people is drawn for: their own anti-forgery token
@@ -577,8 +563,8 @@ async def events(request: Request, token: str, player: CurrentPlayer, last: str 
     streams are limited in number (:class:`app.limits.StreamSlots`), and the first look (a
     read and a drawing) takes a place in the admission gate like any request."""
     engine = request.app.state.db_engine
-    slot = StreamSlot(request.app.state.streams, limits.client_key(request.scope))
-    if not slot.taken:
+    slot = request.app.state.streams.take(limits.client_key(request.scope))
+    if slot is None:
         return Response(TOO_MANY_STREAMS, status_code=429, media_type="text/plain",
                         headers={"Retry-After": str(STREAM_RETRY_S), "Cache-Control": "no-store"})
     try:

@@ -72,11 +72,13 @@ def test_streams_past_an_addresss_limit_are_refused_and_the_others_go_on(tmp_pat
 
 def test_slots_are_counted_per_address_and_given_back() -> None:
     slots = StreamSlots(2)
-    assert slots.take("10.0.0.1") and slots.take("10.0.0.1")
-    assert not slots.take("10.0.0.1")
-    assert slots.take("10.0.0.2")  # another address has its own
-    slots.give_back("10.0.0.1")
-    assert slots.take("10.0.0.1") and not slots.take("10.0.0.1")
+    first, second = slots.take("10.0.0.1"), slots.take("10.0.0.1")
+    assert first is not None and second is not None
+    assert slots.take("10.0.0.1") is None
+    assert slots.take("10.0.0.2") is not None  # another address has its own
+    first.release()
+    first.release()  # (given back once, however often released)
+    assert slots.take("10.0.0.1") is not None and slots.take("10.0.0.1") is None
     unlimited = StreamSlots(0)
     assert all(unlimited.take("10.0.0.1") for _ in range(1000))
 
