@@ -25,6 +25,12 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+KEEP_ALIVE_S = 75
+"""How long the server keeps an idle connection open, as `make run` and the Docker image
+serve (uvicorn's default, 5 s, closes connections that browsers and proxies still count on:
+a request sent as it closes one fails without an answer; README, "Idle connections")."""
+
+
 def start_app(port: int, env: dict[str, str], log: IO[str], *extra_args: str,
               health_url: str | None = None, root: Path = ROOT) -> subprocess.Popen[bytes]:
     """uvicorn serving ``app.main:app_from_env`` on 127.0.0.1:``port`` with ``env`` added to
@@ -33,7 +39,8 @@ def start_app(port: int, env: dict[str, str], log: IO[str], *extra_args: str,
     if the process exits or never answers.  ``root``: the source tree to serve (another
     checkout of the project, e.g. an earlier commit to compare with)."""
     proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "app.main:app_from_env",
-                             "--host", "127.0.0.1", "--port", str(port), *extra_args],
+                             "--host", "127.0.0.1", "--port", str(port), "--timeout-keep-alive", str(KEEP_ALIVE_S),
+                             *extra_args],
                             cwd=root, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
     url = health_url or f"http://127.0.0.1:{port}/healthz"
     # a self-signed certificate is what the TLS tests serve: do not verify it here
