@@ -38,6 +38,13 @@ class LiveServer:
     def url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
 
+    def __enter__(self) -> LiveServer:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
     def start(self) -> None:
         self.port = free_port()
         env = {"DATA_DIR": str(self.data_dir), "DATABASE_URL": self.database_url,

@@ -32,11 +32,9 @@ BURST = 300
 @pytest.fixture
 def small_server(database_url: str, tmp_path: Path) -> Iterator[LiveServer]:
     """A real server with few places, so a burst of a few hundred requests overfills it."""
-    s = LiveServer(tmp_path / "bounded", database_url=database_url,
-                   env={"MAX_ACTIVE_REQUESTS": "4", "QUEUE_TIMEOUT": "0.5", "GAMES_PER_MINUTE": "0"})
-    s.start()
-    yield s
-    s.stop()
+    with LiveServer(tmp_path / "bounded", database_url=database_url,
+                    env={"MAX_ACTIVE_REQUESTS": "4", "QUEUE_TIMEOUT": "0.5", "GAMES_PER_MINUTE": "0"}) as s:
+        yield s
 
 
 async def _burst(server: LiveServer, cookie: str, token: str, games: list[dict[str, Any]]) -> tuple[

@@ -34,10 +34,8 @@ RULES = {"difficulty": "easy", "max_rounds": 2}
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[LiveServer]:
-    s = LiveServer(tmp_path / "crash")
-    s.start()
-    yield s
-    s.stop()
+    with LiveServer(tmp_path / "crash") as s:
+        yield s
 
 
 def category(game: dict[str, Any]) -> str:

@@ -27,10 +27,8 @@ from .live import Player as LivePlayer
 @pytest.fixture
 def server(database_url: str, tmp_path: Path) -> Iterator[LiveServer]:
     """The real server on the test's database (SQLite, and PostgreSQL when configured)."""
-    s = LiveServer(tmp_path / "integrity", database_url=database_url)
-    s.start()
-    yield s
-    s.stop()
+    with LiveServer(tmp_path / "integrity", database_url=database_url) as s:
+        yield s
 
 
 def stored(server: LiveServer, game_id: str) -> GameRecord:

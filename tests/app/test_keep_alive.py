@@ -22,10 +22,8 @@ UVICORN_DEFAULT_S = 5
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[LiveServer]:
-    s = LiveServer(tmp_path / "keep-alive")
-    s.start()
-    yield s
-    s.stop()
+    with LiveServer(tmp_path / "keep-alive") as s:
+        yield s
 
 
 def ask(conn: socket.socket, port: int) -> bytes:
