@@ -44,6 +44,7 @@ HEALTHCHECK --interval=30s --timeout=3s --start-period=10s --retries=3 \
 # SECRET_KEY should be given in production; without it a secret is generated once and kept in /data.
 # X-Forwarded-For/-Proto are believed only from FORWARDED_ALLOW_IPS (the proxy's address;
 # the client address decides rate limits, so a header from anyone else must not set it).
-# An idle connection is kept 75 s (uvicorn's default is 5 s): see README, "Idle connections".
+# An idle connection is kept 75 s (uvicorn's default is 5 s), and a request must arrive
+# within 20 s of its first byte: see README, "Idle and slow connections".
 ENTRYPOINT ["/usr/bin/tini", "--"]
-CMD ["sh", "-c", "alembic upgrade head && exec uvicorn --factory app.main:app_from_env --host \"$HOST\" --port \"$PORT\" --proxy-headers --forwarded-allow-ips=\"$FORWARDED_ALLOW_IPS\" --timeout-keep-alive 75"]
+CMD ["sh", "-c", "alembic upgrade head && exec uvicorn --factory app.main:app_from_env --host \"$HOST\" --port \"$PORT\" --proxy-headers --forwarded-allow-ips=\"$FORWARDED_ALLOW_IPS\" --timeout-keep-alive 75 --http app.protocol:GuardedHttpToolsProtocol"]

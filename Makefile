@@ -51,7 +51,8 @@ test: lint browser catalogues
 run: $(STAMP) catalogues
 	$(BIN)/alembic upgrade head
 	$(BIN)/uvicorn --factory app.main:app_from_env --host $${HOST:-127.0.0.1} --port $${PORT:-8000} \
-	    --proxy-headers --forwarded-allow-ips="$${FORWARDED_ALLOW_IPS:-127.0.0.1}" --timeout-keep-alive 75
+	    --proxy-headers --forwarded-allow-ips="$${FORWARDED_ALLOW_IPS:-127.0.0.1}" --timeout-keep-alive 75 \
+	    --http app.protocol:GuardedHttpToolsProtocol
 
 # the catalogues, with Babel's own commands.  Keywords beyond pybabel's defaults: N_ marks a
 # message translated where it is shown, NP_ one with a plural form (engine/rules.py, app/)

@@ -28,7 +28,10 @@ def free_port() -> int:
 KEEP_ALIVE_S = 75
 """How long the server keeps an idle connection open, as `make run` and the Docker image
 serve (uvicorn's default, 5 s, closes connections that browsers and proxies still count on:
-a request sent as it closes one fails without an answer; README, "Idle connections")."""
+a request sent as it closes one fails without an answer; README, "Idle and slow connections")."""
+
+HTTP_PROTOCOL = "app.protocol:GuardedHttpToolsProtocol"
+"""uvicorn's HTTP protocol with deadlines for a request's arrival (:mod:`app.protocol`)."""
 
 
 def start_app(port: int, env: dict[str, str], log: IO[str], *extra_args: str,
@@ -40,7 +43,7 @@ def start_app(port: int, env: dict[str, str], log: IO[str], *extra_args: str,
     checkout of the project, e.g. an earlier commit to compare with)."""
     proc = subprocess.Popen([sys.executable, "-m", "uvicorn", "--factory", "app.main:app_from_env",
                              "--host", "127.0.0.1", "--port", str(port), "--timeout-keep-alive", str(KEEP_ALIVE_S),
-                             *extra_args],
+                             "--http", HTTP_PROTOCOL, *extra_args],
                             cwd=root, env={**os.environ, **env}, stdout=log, stderr=subprocess.STDOUT)
     url = health_url or f"http://127.0.0.1:{port}/healthz"
     # a self-signed certificate is what the TLS tests serve: do not verify it here

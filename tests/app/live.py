@@ -20,7 +20,7 @@ SECRET = "live-test-secret"
 
 class LiveServer:
     def __init__(self, data_dir: Path, database_url: str | None = None, bot_workers: int = 1,
-                 env: dict[str, str] | None = None) -> None:
+                 env: dict[str, str] | None = None, args: tuple[str, ...] = ()) -> None:
         self.data_dir = data_dir
         data_dir.mkdir(parents=True, exist_ok=True)
         self.database_url = database_url or f"sqlite:///{data_dir / 'hearts.db'}"
@@ -30,6 +30,8 @@ class LiveServer:
         self.proc: subprocess.Popen[bytes] | None = None
         self.bot_workers = bot_workers
         self.env = env or {}
+        self.args = args
+        """More of uvicorn's options."""
         self.port = 0
         self.starts = 0
         self._log: IO[str] | None = None
@@ -51,7 +53,7 @@ class LiveServer:
                "SECRET_KEY": SECRET, "BOT_WORKERS": str(self.bot_workers), **self.env}
         self._log = open(self.data_dir / "server.log", "a")  # noqa: SIM115  (closed in stop)
         self.starts += 1
-        self.proc = start_app(self.port, env, self._log, "--no-access-log")
+        self.proc = start_app(self.port, env, self._log, "--no-access-log", *self.args)
 
     def kill(self) -> None:
         """SIGKILL: no shutdown handlers, no flushing, exactly like a crash."""

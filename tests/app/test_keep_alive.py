@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from tools.server import KEEP_ALIVE_S, ROOT
+from tools.server import HTTP_PROTOCOL, KEEP_ALIVE_S, ROOT
 
 from .live import LiveServer
 
@@ -56,6 +56,7 @@ def test_a_connection_idle_longer_than_uvicorns_default_still_answers(server: Li
 
 
 @pytest.mark.parametrize("path", ["Makefile", "Dockerfile", "README.md"])
-def test_every_way_of_serving_the_app_keeps_idle_connections_as_long(path: str) -> None:
+def test_every_way_of_serving_the_app_keeps_idle_connections_as_long_with_deadlines(path: str) -> None:
     text = (ROOT / path).read_text()
     assert f"--timeout-keep-alive {KEEP_ALIVE_S}" in text
+    assert f"--http {HTTP_PROTOCOL}" in text
