@@ -1,7 +1,8 @@
-"""Clients that send slowly or not at all are cut off (app.protocol).  A request must arrive
+"""Clients that send slowly, not at all, or too much are cut off (app.protocol).  A request must arrive
 whole within REQUEST_DEADLINE_S of its first byte, and a connection that sends nothing is
 closed after the keep-alive time.  Meanwhile everybody else is served: the body is read
-before the admission gate (app.security), so a slow one holds no place there."""
+before the admission gate (app.security), so a slow one holds no place there.  A request's
+head larger than MAX_HEAD_BYTES is refused."""
 
 from __future__ import annotations
 
@@ -10,6 +11,8 @@ import time
 from collections.abc import Iterator
 
 import pytest
+
+from app.protocol import MAX_HEAD_BYTES
 
 from .live import LiveServer
 
@@ -79,3 +82,20 @@ def test_a_request_sent_in_pieces_within_the_deadline_is_answered(server: LiveSe
         conn.sendall(b"Connection: close\r\n\r\n")
         answer = read_all(conn)
     assert answer.startswith(b"HTTP/1.1 200 "), answer
+
+
+def test_a_request_head_too_large_is_answered_431_and_closed(server: LiveServer) -> None:
+    with connect(server) as conn:
+        # (a little over the limit, all of which the server reads: it then closes cleanly,
+        # where unread bytes would reset the connection and could lose the answer)
+        conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: " + b"a" * (MAX_HEAD_BYTES + 8192))
+        answer = read_all(conn)
+    assert answer.startswith(b"HTTP/1.1 431 "), answer[:80]
+
+
+def test_a_large_head_within_the_limit_is_answered(server: LiveServer) -> None:
+    with connect(server) as conn:
+        big = b"a" * (MAX_HEAD_BYTES // 2)
+        conn.sendall(b"GET /healthz HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Big: %s\r\nConnection: close\r\n\r\n" % big)
+        answer = read_all(conn)
+    assert answer.startswith(b"HTTP/1.1 200 "), answer[:80]
