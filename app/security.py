@@ -253,7 +253,7 @@ class SecurityMiddleware:
         while True:
             message = await receive()
             if message["type"] != "http.request":
-                break
+                return  # the client left before its body was whole: none of it is acted on
             body += message.get("body", b"")
             if len(body) > self.max_body:
                 await _plain(413, "The request is too large.", scope)(scope, _disconnected, send_with_headers)

@@ -33,6 +33,29 @@ COOKIE = "hearts_player"
 
 # ---- item 3: the body limit counts what arrives -------------------------------------------------
 
+def test_a_body_cut_off_by_its_clients_leaving_is_not_acted_on() -> None:
+    """A client gone halfway through its body (it left, or app.protocol's deadline cut it
+    off): the app never sees the half that came, which could read as another request."""
+    import asyncio
+
+    messages: list[Message] = [{"type": "http.request", "body": b"card=10", "more_body": True},
+                               {"type": "http.disconnect"}]
+    called: list[Scope] = []
+
+    async def receive() -> Message:
+        return messages.pop(0)
+
+    async def app(scope: Scope, receive: Receive, send: Send) -> None:
+        called.append(scope)
+
+    async def send(message: Message) -> None:
+        raise AssertionError("nobody is there to answer")
+
+    scope = {"type": "http", "method": "POST", "path": "/t/x/play", "headers": []}
+    asyncio.run(SecurityMiddleware(app)(scope, receive, send))
+    assert called == [], "the app acted on half a body"
+
+
 def test_a_declared_small_length_does_not_let_a_large_body_through() -> None:
     """Content-Length: 10 with a chunked body of megabytes: the bytes are counted as they
     arrive, and reading stops just past the limit."""
