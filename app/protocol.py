@@ -72,11 +72,10 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
         super().connection_lost(exc)
 
     def data_received(self, data: bytes) -> None:
-        heading = self._heading
         super().data_received(data)
         if self._heading and not self.transport.is_closing():
             # (counted by what arrives while the head is incomplete: at most one read more)
-            self._head_bytes = (self._head_bytes if heading else 0) + len(data)
+            self._head_bytes += len(data)
             if self._head_bytes > MAX_HEAD_BYTES:
                 self._cancel_deadline()
                 self.transport.write(TOO_LARGE)
@@ -85,6 +84,7 @@ class GuardedHttpToolsProtocol(HttpToolsProtocol):
     def on_message_begin(self) -> None:
         super().on_message_begin()
         self._heading = True
+        self._head_bytes = 0
         self._earlier = self.cycle
         self._until(REQUEST_DEADLINE_S, self._too_slow)
 
