@@ -1,7 +1,7 @@
 """An idle connection stays open well past uvicorn's default of 5 s.  A browser, or a proxy
 in front of the app, sends its next request on a connection it still counts as open.  If the
-server closes it at that moment, the request fails with no answer (see README, "Idle
-connections")."""
+server closes it at that moment, the request fails with no answer (see README, "Idle and
+slow connections")."""
 
 from __future__ import annotations
 

@@ -30,8 +30,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LiveServer]:
 
 
 def connect(server: LiveServer) -> socket.socket:
-    conn = socket.create_connection(("127.0.0.1", server.port), timeout=DEADLINE_S + 10)
-    return conn
+    return socket.create_connection(("127.0.0.1", server.port), timeout=DEADLINE_S + 10)
 
 
 def read_all(conn: socket.socket) -> bytes:
