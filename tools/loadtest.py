@@ -59,6 +59,7 @@ from sqlalchemy import create_engine, text
 from engine import Card, CardSet, loads
 from engine.moves import MoonMove, Move, NextRound, PassMove, PlayMove
 
+from . import tables_load
 from .server import ROOT, free_port, start_app, stop_app
 
 API = "/api/v1"
@@ -148,6 +149,8 @@ class Tally:
     """CPU seconds the server process spent meanwhile (its own threads, not child processes)."""
     client_cpu: float = 0.0
     """CPU seconds this load generator spent meanwhile: it shares the machine with the server."""
+    machine_cpu: float = 0.0
+    """CPU seconds every process on the machine spent meanwhile (the two above included)."""
 
 
 CSRF_HEADER = "X-CSRF-Token"
@@ -364,6 +367,8 @@ def summary(tally: Tally, database_url: str) -> dict[str, Any]:
         "p99_ms": round(percentile(lat, 99), 1), "max_ms": round(max(lat, default=0), 1),
         "server_cpu_ms_per_action": round(tally.server_cpu * 1000 / max(1, len(lat)), 2),
         "client_cpu_ms_per_action": round(tally.client_cpu * 1000 / max(1, len(lat)), 2),
+        **({"others_cpu_share": tables_load.others_share(tally.machine_cpu, tally.server_cpu, tally.client_cpu,
+                                                         seconds)} if tally.machine_cpu else {}),
         "errors": len(tally.errors), "busy_retried": tally.busy, "lost_moves": len(lost),
         "games_finished": tally.games,
         "error_samples": tally.errors[:3], "lost_samples": lost[:3],
@@ -372,11 +377,12 @@ def summary(tally: Tally, database_url: str) -> dict[str, Any]:
 
 async def medium_only(base: ServerURL, players: int, games: int, think: tuple[float, float]) -> Tally:
     tally = Tally(started=time.perf_counter())
-    cpu, own = cpu_seconds(base.pid), time.process_time()
+    cpu, own, busy = cpu_seconds(base.pid), time.process_time(), tables_load.machine_busy_s()
     await asyncio.gather(*(player(base, "medium", games, think, tally, seed=i) for i in range(players)))
     tally.finished = time.perf_counter()
     tally.server_cpu = cpu_seconds(base.pid) - cpu
     tally.client_cpu = time.process_time() - own
+    tally.machine_cpu = tables_load.machine_busy_s() - busy
     return tally
 
 
@@ -621,7 +627,8 @@ def line(name: str, s: dict[str, Any]) -> str:
             f"p50 {s['p50_ms']:>6.1f} ms  p95 {s['p95_ms']:>6.1f} ms  p99 {s['p99_ms']:>6.1f} ms  "
             f"errors {s['errors']}  503 retried {s['busy_retried']}  lost moves {s['lost_moves']}  "
             f"CPU per action: server "
-            f"{s['server_cpu_ms_per_action']} ms, load generator {s['client_cpu_ms_per_action']} ms")
+            f"{s['server_cpu_ms_per_action']} ms, load generator {s['client_cpu_ms_per_action']} ms"
+            + (f", other processes {s['others_cpu_share']} of a core" if "others_cpu_share" in s else ""))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -683,7 +690,8 @@ def main(argv: list[str] | None = None) -> int:
         url = args.database_url or f"sqlite:///{Path(tmp) / 'hearts.db'}"
         results: dict[str, Any] = {"players": args.players, "games_each": args.games, "think_s": list(think),
                                    "hard": args.hard, "database": url.split(":")[0],
-                                   "load_average_before": round(os.getloadavg()[0], 2), "cpus": os.cpu_count()}
+                                   "load_average_before": round(os.getloadavg()[0], 2), "cpus": os.cpu_count(),
+                                   "cpu_model": tables_load.cpu_model()}
         server_env = dict(item.split("=", 1) for item in args.server_env)
         with app_server(url, Path(tmp), extra_args=tuple(args.server_arg), extra_env=server_env) as base:
             if args.review:
@@ -747,6 +755,11 @@ def main(argv: list[str] | None = None) -> int:
     return 0
 
 
+QUIET_SHARE = 0.15
+"""Above this share of a core used by other processes during a run, the figures are said
+not to be a quiet machine's: an arena at ``nice 19`` beside the tables' server doubled its CPU
+per move and its p95 went from under 100 ms to over a second (docs/benchmarks.md)."""
+
 TABLE_THINK = (1.0, 4.0)
 """A person at a table takes one to four seconds over a card (and over a pass)."""
 
@@ -754,8 +767,6 @@ TABLE_THINK = (1.0, 4.0)
 def tables_main(args: argparse.Namespace, think: tuple[float, float]) -> int:
     """``--tables N [--processes P]``: tables for friends (tools/tables_load.py)."""
     from contextlib import ExitStack
-
-    from . import tables_load
 
     if args.processes > 1 and not (args.database_url or "").startswith("postgresql"):
         print("--processes > 1 needs --database-url on PostgreSQL (SQLite's news stay in one process)")
@@ -795,7 +806,11 @@ def tables_main(args: argparse.Namespace, think: tuple[float, float]) -> int:
     print(f"  memory: RSS {result['rss_before_mib']} MiB before, {result['rss_open_mib']} with every stream open "
           f"({result['rss_per_table_kib']} KiB per table), {result['rss_end_mib']} at the end")
     print(f"  CPU: server {result['cpu_ms_per_move']} ms per move ({result['server_cpu_share']} of a core over the "
-          f"run), load generator {result['load_generator_cpu_s']} s ({result['load_generator_cpu_share']} of a core)")
+          f"run), load generator {result['load_generator_cpu_s']} s ({result['load_generator_cpu_share']} of a core), "
+          f"other processes {result['others_cpu_share']} of a core ({result['cpu_model']})")
+    if result["others_cpu_share"] > QUIET_SHARE:
+        print(f"  the machine was not quiet: other processes used {result['others_cpu_share']} of a core "
+              "(PostgreSQL's server among them, if used); the goal's figures are for a quiet machine")
     print(f"  errors {result['errors']}, lost moves {lost}, doubled moves {doubled}; busy answers waited out "
           f"{result['busy_retried']}, moves refused for one stored first (409) {result['raced']}, "
           f"streams opened again {result['reconnects']}; "

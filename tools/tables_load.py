@@ -93,6 +93,33 @@ def cpu_s(pid: int) -> float:
     return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def machine_busy_s() -> float:
+    """The CPU time every process on the machine has used since it booted (``/proc/stat``:
+    user, nice, system, interrupts and steal; not idle or I/O wait), in seconds."""
+    with open("/proc/stat") as fh:
+        fields = fh.readline().split()
+    user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[1:9])
+    return (user + nice + system + irq + softirq + steal) / os.sysconf("SC_CLK_TCK")
+
+
+def cpu_model() -> str:
+    """The machine's processor, as ``/proc/cpuinfo`` names it (figures are only comparable
+    on one machine)."""
+    with open("/proc/cpuinfo") as fh:
+        for line in fh:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return "unknown"
+
+
+def others_share(busy_s: float, server_s: float, own_s: float, wall_s: float) -> float:
+    """The share of a core that processes other than the servers and the load generator
+    used over a run (``busy_s``: the whole machine's CPU time over it, :func:`machine_busy_s`);
+    the goals' figures are for a quiet machine, where this is near 0 (with PostgreSQL, its
+    server counts here)."""
+    return round(max(0.0, busy_s - server_s - own_s) / wall_s, 2) if wall_s else 0.0
+
+
 class Seat:
     """One person at one table: their client, what their screen shows, their stream."""
 
@@ -385,12 +412,14 @@ async def run(bases: list[str], pids: list[int], tables: int, think: tuple[float
     fds = [open_fds(p) for p in pids]
     cpu0 = [cpu_s(p) for p in pids]
     own0 = time.process_time()
+    busy0 = machine_busy_s()
     wall0 = time.monotonic()
     start.set()
     results = await asyncio.gather(*tasks, return_exceptions=True)
     wall = time.monotonic() - wall0
     cpu = sum(cpu_s(p) - c for p, c in zip(pids, cpu0, strict=True))
     own = time.process_time() - own0
+    busy = machine_busy_s() - busy0
     reads = (await health_streams(bases))[2] - reads0
     rss_end = [rss_kib(p) for p in pids]
     for r in results:
@@ -420,6 +449,7 @@ async def run(bases: list[str], pids: list[int], tables: int, think: tuple[float
             "server_cpu_share": round(cpu / wall, 2) if wall else 0.0,
             "table_reads": reads, "load_generator_cpu_s": round(own, 1),
             "load_generator_cpu_share": round(own / wall, 2) if wall else 0.0,
+            "others_cpu_share": others_share(busy, cpu, own, wall), "cpu_model": cpu_model(),
             "event_bytes_p50": round(percentile(sorted(map(float, tally.event_bytes)), 50)),
             "event_bytes_p95": round(percentile(sorted(map(float, tally.event_bytes)), 95)),
             "event_bytes_mean": round(statistics.fmean(tally.event_bytes)) if tally.event_bytes else 0,
