@@ -28,8 +28,8 @@ from typing import Any
 import httpx
 
 from .friends import Person
-from .loadtest import app_server, cpu_seconds
-from .tables_load import open_fds, rss_kib
+from .loadtest import app_server
+from .tables_load import cpu_s, open_fds, rss_kib
 
 
 async def _hold(client: httpx.AsyncClient, path: str, statuses: dict[str, int], stop: asyncio.Event,
@@ -61,14 +61,14 @@ async def _run(base: Any, host: Person, path: str, visitors: list[Person], strea
     out: dict[str, Any] = {"streams": statuses, "answered_s": round(time.perf_counter() - started, 1),
                            "open_files": open_fds(base.pid), "rss_mib": rss_kib(base.pid) // 1024}
     rng = random.Random(1)
-    cpu = cpu_seconds(base.pid)
+    cpu = cpu_s(base.pid)
     took = []
     for _ in range(moves):
         t = time.perf_counter()
         await asyncio.to_thread(host.act, rng)
         took.append(1000 * (time.perf_counter() - t))
         await asyncio.sleep(1.0)
-    out["server_cpu_s"] = round(cpu_seconds(base.pid) - cpu, 2)
+    out["server_cpu_s"] = round(cpu_s(base.pid) - cpu, 2)
     took.sort()
     out["host_answer_ms"] = {"median": round(took[len(took) // 2]), "max": round(took[-1])}
     async with httpx.AsyncClient(base_url=base, timeout=60) as probe:

@@ -79,12 +79,6 @@ class ServerURL(str):
     pid: int
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of a process so far, all its threads included (Linux)."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-
-
 @contextmanager
 def app_server(database_url: str, data_dir: Path, *, secret_key: str = "loadtest-secret",
                migrate_first: bool = True, extra_args: tuple[str, ...] = (),
@@ -287,10 +281,10 @@ async def page_player(base: str, games: int, think: tuple[float, float], tally: 
 
 async def pages(base: ServerURL, players: int, games: int, think: tuple[float, float], seed: int) -> PageTally:
     tally = PageTally()
-    cpu, started = cpu_seconds(base.pid), time.perf_counter()
+    cpu, started = tables_load.cpu_s(base.pid), time.perf_counter()
     await asyncio.gather(*(page_player(base, games, think, tally, seed=seed + i) for i in range(players)))
     tally.seconds = time.perf_counter() - started
-    tally.server_cpu = cpu_seconds(base.pid) - cpu
+    tally.server_cpu = tables_load.cpu_s(base.pid) - cpu
     return tally
 
 
@@ -377,10 +371,10 @@ def summary(tally: Tally, database_url: str) -> dict[str, Any]:
 
 async def medium_only(base: ServerURL, players: int, games: int, think: tuple[float, float]) -> Tally:
     tally = Tally(started=time.perf_counter())
-    cpu, own, busy = cpu_seconds(base.pid), time.process_time(), tables_load.machine_busy_s()
+    cpu, own, busy = tables_load.cpu_s(base.pid), time.process_time(), tables_load.machine_busy_s()
     await asyncio.gather(*(player(base, "medium", games, think, tally, seed=i) for i in range(players)))
     tally.finished = time.perf_counter()
-    tally.server_cpu = cpu_seconds(base.pid) - cpu
+    tally.server_cpu = tables_load.cpu_s(base.pid) - cpu
     tally.client_cpu = time.process_time() - own
     tally.machine_cpu = tables_load.machine_busy_s() - busy
     return tally
@@ -394,10 +388,10 @@ async def with_hard(base: ServerURL, players: int, games: int, think: tuple[floa
                   for i in range(hard)]
     await asyncio.sleep(1.0)  # let every Hard game get to its first decision
     others.started = thinkers.started = time.perf_counter()
-    cpu = cpu_seconds(base.pid)
+    cpu = tables_load.cpu_s(base.pid)
     await asyncio.gather(*(player(base, "medium", games, think, others, seed=1000 + i) for i in range(players)))
     others.finished = thinkers.finished = time.perf_counter()
-    others.server_cpu = cpu_seconds(base.pid) - cpu
+    others.server_cpu = tables_load.cpu_s(base.pid) - cpu
     stop.set()
     await asyncio.gather(*hard_tasks)
     return others, thinkers
@@ -454,10 +448,10 @@ async def with_reviews(base: ServerURL, players: int, games: int, think: tuple[f
     stop = asyncio.Event()
     tasks = [asyncio.create_task(reviewer(base, reviews, 20_000 + i, stop)) for i in range(reviewers)]
     others.started = time.perf_counter()
-    cpu = cpu_seconds(base.pid)
+    cpu = tables_load.cpu_s(base.pid)
     await asyncio.gather(*(player(base, "medium", games, think, others, seed=2000 + i) for i in range(players)))
     others.finished = time.perf_counter()
-    others.server_cpu = cpu_seconds(base.pid) - cpu
+    others.server_cpu = tables_load.cpu_s(base.pid) - cpu
     stop.set()
     await asyncio.gather(*tasks)
     return others, reviews

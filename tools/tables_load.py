@@ -88,6 +88,7 @@ def open_fds(pid: int) -> int:
 
 
 def cpu_s(pid: int) -> float:
+    """User + system CPU time of a process so far, all its threads included (Linux)."""
     with open(f"/proc/{pid}/stat") as fh:
         parts = fh.read().rsplit(")", 1)[1].split()
     return (int(parts[11]) + int(parts[12])) / os.sysconf("SC_CLK_TCK")
