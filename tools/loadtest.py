@@ -144,7 +144,8 @@ class Tally:
     client_cpu: float = 0.0
     """CPU seconds this load generator spent meanwhile: it shares the machine with the server."""
     machine_cpu: float = 0.0
-    """CPU seconds every process on the machine spent meanwhile (the two above included)."""
+    """CPU seconds the machine was busy meanwhile (the two above included; see
+    :func:`tools.tables_load.machine_busy_s`)."""
 
 
 CSRF_HEADER = "X-CSRF-Token"

@@ -95,8 +95,9 @@ def cpu_s(pid: int) -> float:
 
 
 def machine_busy_s() -> float:
-    """The CPU time every process on the machine has used since it booted (``/proc/stat``:
-    user, nice, system, interrupts and steal; not idle or I/O wait), in seconds."""
+    """The CPU time the machine has been busy since it booted (``/proc/stat``: every
+    process's user, nice and system time, interrupts, and steal, the time the host gave to
+    other machines; not idle or I/O wait), in seconds."""
     with open("/proc/stat") as fh:
         fields = fh.readline().split()
     user, nice, system, _idle, _iowait, irq, softirq, steal = (int(x) for x in fields[1:9])
@@ -114,10 +115,10 @@ def cpu_model() -> str:
 
 
 def others_share(busy_s: float, server_s: float, own_s: float, wall_s: float) -> float:
-    """The share of a core that processes other than the servers and the load generator
-    used over a run (``busy_s``: the whole machine's CPU time over it, :func:`machine_busy_s`);
-    the goals' figures are for a quiet machine, where this is near 0 (with PostgreSQL, its
-    server counts here)."""
+    """The share of a core taken over a run by anything but the servers and the load
+    generator: other processes, or the host's steal (``busy_s``: the machine's busy time
+    over the run, :func:`machine_busy_s`).  The goals' figures are for a quiet machine, where
+    this is near 0 (with PostgreSQL, its server counts here)."""
     return round(max(0.0, busy_s - server_s - own_s) / wall_s, 2) if wall_s else 0.0
 
 
