@@ -19,8 +19,8 @@ from sqlmodel import Session
 
 from app import security, services
 from app.models import GameRecord
-from app.routers.api import GameOut
-from engine import PlayerView, Rules
+from app.routers.api import GameOut, game_json, game_out
+from engine import Phase, PlayerView, Rules
 
 from .helpers import first_legal, three_cards
 
@@ -163,6 +163,28 @@ def test_the_answer_is_the_game_out_schema_serialised_once(app: FastAPI, client:
     r = client.post(f"/api/v1/games/{out.game_id}/pass", json={"version": out.version, "cards": out.view["hand"][:3]})
     assert r.status_code == 200
     assert GameOut.model_validate_json(r.content).model_dump() == r.json()
+
+
+def test_the_answer_is_byte_for_byte_what_the_schema_model_would_write(session: Session) -> None:
+    # the answer is written without building a GameOut (api.game_json): the same bytes as
+    # the model's JSON, through a whole hand, a moon choice's variant and a finished game
+    for rules in (Rules(), Rules(shooters_choice=True, target_score=26)):
+        p = services.create_player(session)
+        out = services.start_game(session, p, rules, "medium", seed=11)
+        while True:
+            assert game_json(out) == game_out(out).model_dump_json().encode()
+            if out.record.status != "active":
+                break
+            view = out.view
+            if view.phase is Phase.PASS:
+                out = services.pass_cards(session, p, None, out.record.version, three_cards(view))
+            elif view.phase is Phase.PLAY:
+                out = services.play_card(session, p, None, out.record.version, first_legal(view))
+            elif view.phase is Phase.MOON_CHOICE:
+                out = services.choose_moon(session, p, None, out.record.version, True)
+            else:
+                out = services.next_round(session, p, None, out.record.version)
+        assert out.record.status == "finished"
 
 
 def test_the_players_token_is_checked_once_per_request(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
