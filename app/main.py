@@ -40,6 +40,10 @@ log = logging.getLogger(__name__)
 
 SWAGGER_UI = "/static/vendor/swagger-ui-dist-5.35.0"
 
+GZIP_MIN_BYTES = 4096
+"""The smallest answer sent gzipped: below it the bytes saved are at most two TCP segments
+of a connection already open, and the compressor's set-up is most of its cost."""
+
 
 def _root() -> Path:
     """Where templates/ and static/ live: next to the package in a checkout, or the
@@ -125,9 +129,11 @@ def create_app(settings: Settings) -> FastAPI:
     # it sees the path after the language prefix is gone
     app.add_middleware(PlayerCookieMiddleware, settings=settings)
 
-    # pages, fragments, API answers and static files go out gzipped (when the client accepts
-    # it); below 1 KB the gzip framing would save next to nothing
-    app.add_middleware(GZipMiddleware, minimum_size=1000, compresslevel=6)
+    # pages, fragments and static files go out gzipped (when the client accepts it).  Not
+    # an answer under GZIP_MIN_BYTES: the JSON API's answers (1.5-2.7 KB) fit in two or
+    # three TCP segments either way, and compressing each was 6 % of the server's CPU per
+    # action (docs/benchmarks.md, "CPU per action, the long tail")
+    app.add_middleware(GZipMiddleware, minimum_size=GZIP_MIN_BYTES, compresslevel=6)
 
     # bounded work: at most max_active_requests inside, the rest wait a bounded time (app.limits)
     app.add_middleware(AdmissionGate, limit=settings.max_active_requests, timeout=settings.queue_timeout,
