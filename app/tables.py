@@ -583,15 +583,27 @@ def play_for_absent(session: Session, table_id: str, ctx: Context = HERE) -> boo
     return True
 
 
+# The watch loop's reads, built once: it runs twice a second in every process, and building
+# its statements again each time was most of an idle server's CPU (docs/benchmarks.md).
+_WAITING_TABLES = (select(FriendTable.id, FriendTable.deadline, FriendTable.turn_seconds, FriendTable.waiting)
+                   .where(col(FriendTable.status) == "open", col(FriendTable.deadline).is_not(None)))
+_PEOPLES_SEATS = (select(TableSeat.table_id, TableSeat.seat, TableSeat.player_id, TableSeat.connected_until)
+                  .where(col(TableSeat.table_id).in_(bindparam("ids", expanding=True)),
+                         col(TableSeat.person).is_(True)))
+_LAPSED = (select(TableSeat.table_id).distinct()
+           .join(FriendTable, col(FriendTable.id) == col(TableSeat.table_id))
+           .where(col(FriendTable.status) == "open", col(TableSeat.player_id).is_not(None),
+                  col(TableSeat.connected_until) > bindparam("since", type_=_LEASE.type),
+                  col(TableSeat.connected_until) <= bindparam("now", type_=_LEASE.type)))
+
+
 def due_tables(session: Session) -> list[str]:
     """Open tables whose game waits on somebody late, or on a person who is not connected
     (once :data:`ABSENT_PAUSE` has passed): the watch loop looks closer at each
     (:func:`play_for_absent` decides).  Two queries for all the tables, whatever their
     number: the loop runs twice a second in every process."""
     now = utcnow()
-    rows = list(session.exec(select(FriendTable.id, FriendTable.deadline, FriendTable.turn_seconds,
-                                    FriendTable.waiting)
-                             .where(col(FriendTable.status) == "open", col(FriendTable.deadline).is_not(None))))
+    rows = list(session.exec(_WAITING_TABLES))
     due = []
     waiting: dict[str, int] = {}
     for table_id, stored, turn_seconds, mask in rows:
@@ -603,8 +615,7 @@ def due_tables(session: Session) -> list[str]:
         elif mask and now - (deadline - timedelta(seconds=turn_seconds)) >= ABSENT_PAUSE:
             waiting[table_id] = mask
     if waiting:
-        seats = session.exec(select(TableSeat.table_id, TableSeat.seat, TableSeat.player_id, TableSeat.connected_until)
-                             .where(col(TableSeat.table_id).in_(list(waiting)), col(TableSeat.person).is_(True)))
+        seats = session.exec(_PEOPLES_SEATS, params={"ids": list(waiting)})
         for table_id, seat, player_id, until in seats:
             away = player_id is None or until is None or _aware(until) <= now
             if away and waiting[table_id] >> seat & 1 and table_id not in due:
@@ -628,10 +639,7 @@ def lapsed(session: Session, since: datetime, now: datetime) -> list[str]:
     """The open tables where somebody stopped counting as connected between ``since`` and
     ``now`` (the grace after their last page closed ran out, or a lost process's lease):
     their pages are told, so everybody sees that person away without waiting for a move."""
-    ids = list(session.exec(select(TableSeat.table_id).distinct()
-                            .join(FriendTable, col(FriendTable.id) == col(TableSeat.table_id))
-                            .where(col(FriendTable.status) == "open", col(TableSeat.player_id).is_not(None),
-                                   col(TableSeat.connected_until) > since, col(TableSeat.connected_until) <= now)))
+    ids = list(session.exec(_LAPSED, params={"since": since, "now": now}))
     session.commit()
     if not ids:
         return []
