@@ -104,7 +104,9 @@ def _finish(game: Game) -> None:
             seat = game.to_act[0]
             game.pass_cards(seat, list(game.hand(seat))[:3])
         else:
-            game.play(game.turn, game.legal_cards()[0])  # type: ignore[arg-type]
+            turn = game.turn
+            assert turn is not None  # the play phase always has a seat to play
+            game.play(turn, game.legal_cards()[0])
 
 
 @dataclass(frozen=True)
@@ -302,7 +304,8 @@ def attempt(slug: str, choice: Sequence[str]) -> Screen:
         return _judged(lesson, Verdict(kind, _(text), exc.rule))
     chosen = game.moves[-1]
     if chosen != right:
-        cards = chosen.cards if isinstance(chosen, PassMove) else CardSet([chosen.card])  # type: ignore[union-attr]
+        assert isinstance(chosen, PassMove | PlayMove), chosen  # a lesson asks for a pass or a card
+        cards = chosen.cards if isinstance(chosen, PassMove) else CardSet([chosen.card])
         assert lesson.advice is not None, f"lesson {slug} has one right move only"
         return _judged(lesson, Verdict("poor", _(lesson.advice(cards))))
     return _played_out(lesson, game, at + 1, events)

@@ -39,7 +39,7 @@ from sqlmodel import Session
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .db import writing
-from .models import RateBucket
+from .models import BUCKET_TABLE, RateBucket
 
 RETRY_AFTER_BUSY = 2
 """Seconds a client is asked to wait after a 503: long enough for a burst to drain."""
@@ -245,7 +245,7 @@ def take(session: Session, kind: str, client: str, per_second: float, burst: int
         return
     now = time.time() if now is None else now
     key = f"{kind}:{client}"[:96]
-    table = RateBucket.__table__  # type: ignore[attr-defined]
+    table = BUCKET_TABLE
     refilled = table.c.tokens + (now - table.c.updated) * per_second
     level = case((refilled > burst, float(burst)), else_=refilled)
     with writing(session):
@@ -255,7 +255,7 @@ def take(session: Session, kind: str, client: str, per_second: float, burst: int
         if taken.rowcount == 1:
             session.commit()
             return
-        tokens = session.exec(select(level).where(table.c.key == key)).first()  # type: ignore[call-overload]
+        tokens = session.connection().execute(select(level).where(table.c.key == key)).first()
         session.commit()
     have = float(tokens[0]) if tokens is not None else 0.0
     raise RateLimitedError(kind + "s", max(1, math.ceil((1 - have) / per_second)))
@@ -263,7 +263,7 @@ def take(session: Session, kind: str, client: str, per_second: float, burst: int
 
 def forget_idle(session: Session, before: float) -> int:
     """Delete buckets untouched since ``before`` (full again by then); returns how many."""
-    table = RateBucket.__table__  # type: ignore[attr-defined]
+    table = BUCKET_TABLE
     with writing(session):
         result = session.exec(table.delete().where(table.c.updated < before))
         session.commit()

@@ -85,7 +85,7 @@ class Broker:
         """Inside the transaction that stores a change of ``table_id``: on PostgreSQL the
         NOTIFY goes out with the commit (every process, this one included, hears it)."""
         if session.get_bind().dialect.name == "postgresql":
-            session.exec(text("SELECT pg_notify(:channel, :id)"), params={"channel": CHANNEL, "id": table_id})  # type: ignore[call-overload]
+            session.connection().execute(text("SELECT pg_notify(:channel, :id)"), {"channel": CHANNEL, "id": table_id})
 
     def committed(self, session: Session, table_id: str) -> None:
         """After that transaction has committed: with SQLite the process wakes its own watchers."""

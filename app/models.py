@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from sqlalchemy import Column, DateTime, ForeignKey, String, Text
+from sqlalchemy import Column, DateTime, ForeignKey, String, Table, Text
 from sqlmodel import Field, SQLModel
 
 DIFFICULTIES = ("easy", "medium", "hard")
@@ -163,3 +163,15 @@ class RateBucket(SQLModel, table=True):
     tokens: float = Field(default=0.0)
     updated: float = Field(default=0.0, index=True)
     """Seconds since the epoch when ``tokens`` was last computed."""
+
+
+def table_of(model: type[SQLModel]) -> Table:
+    """The Core table of a table model, for statements built once without the ORM (SQLModel
+    declares no ``__table__``, so the type checker refuses reading it)."""
+    return SQLModel.metadata.tables[str(model.__tablename__)]
+
+
+GAME_TABLE = table_of(GameRecord)
+FRIEND_TABLE = table_of(FriendTable)
+SEAT_TABLE = table_of(TableSeat)
+BUCKET_TABLE = table_of(RateBucket)

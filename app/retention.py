@@ -27,7 +27,7 @@ import time
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from sqlalchemy import delete, exists, select, update
+from sqlalchemy import Select, delete, exists, select, update
 from sqlalchemy.engine import Engine
 from sqlmodel import Session, col
 
@@ -55,8 +55,8 @@ class Removed:
                 f"{self.buckets} rate-limit buckets, {self.tables} closed tables")
 
 
-def _ids(session: Session, stmt: object) -> list[str]:
-    return [row[0] for row in session.exec(stmt)]  # type: ignore[call-overload]
+def _ids(session: Session, stmt: Select[str]) -> list[str]:
+    return list(session.connection().execute(stmt).scalars())
 
 
 def clean(engine: Engine, days: float, now: datetime | None = None, dry_run: bool = False) -> Removed:
@@ -68,7 +68,7 @@ def clean(engine: Engine, days: float, now: datetime | None = None, dry_run: boo
         while True:
             # look-up and delete in one short transaction, so what is deleted is what was found
             with writing(session):
-                ids = _ids(session, select(GameRecord.id).where(*stale_game).limit(BATCH))  # type: ignore[call-overload]
+                ids = _ids(session, select(col(GameRecord.id)).where(*stale_game).limit(BATCH))
                 if ids and not dry_run:
                     session.exec(delete(GameRecord).where(col(GameRecord.id).in_(ids)))
                 session.commit()
@@ -78,7 +78,7 @@ def clean(engine: Engine, days: float, now: datetime | None = None, dry_run: boo
         closed = (col(FriendTable.status) == "closed", col(FriendTable.updated_at) < cutoff)
         while True:
             with writing(session):
-                ids = _ids(session, select(FriendTable.id).where(*closed).limit(BATCH))  # type: ignore[call-overload]
+                ids = _ids(session, select(col(FriendTable.id)).where(*closed).limit(BATCH))
                 if ids and not dry_run:
                     _delete_tables(session, ids)
                 session.commit()
@@ -98,7 +98,7 @@ def clean(engine: Engine, days: float, now: datetime | None = None, dry_run: boo
                     # their seats at others' tables are free again; the tables they host go
                     session.exec(update(TableSeat).where(col(TableSeat.player_id).in_(ids))
                                  .values(player_id=None, name=None, connected_until=None))
-                    hosted = _ids(session, select(FriendTable.id).where(col(FriendTable.host_id).in_(ids)))  # type: ignore[call-overload]
+                    hosted = _ids(session, select(col(FriendTable.id)).where(col(FriendTable.host_id).in_(ids)))
                     _delete_tables(session, hosted)
                     session.exec(delete(Player).where(col(Player.id).in_(ids)))
                 session.commit()

@@ -33,7 +33,7 @@ from . import limits
 from .config import Settings
 from .db import writing
 from .errors import BadChoiceError, GameClosedError, GameNotFoundError, StaleGameError, StaleStateError
-from .models import DIFFICULTIES, FRIENDS, GameRecord, Player, Record, utcnow
+from .models import DIFFICULTIES, FRIENDS, GAME_TABLE, GameRecord, Player, Record, utcnow
 from .thinking import POOLED, Thinker
 
 log = logging.getLogger(__name__)
@@ -406,7 +406,7 @@ def _end_transaction(session: Session) -> None:
     session.commit()
 
 
-_GAMES_TABLE = GameRecord.__table__  # type: ignore[attr-defined]
+_GAMES_TABLE = GAME_TABLE
 _STORED = ("record", "version", "updated_at", "status", "moons_counted")
 _STORE = (update(_GAMES_TABLE)
           .where(_GAMES_TABLE.c.id == bindparam("b_id"), _GAMES_TABLE.c.version == bindparam("b_old"),

@@ -48,7 +48,19 @@ from .db import writing
 from .errors import BadChoiceError, GameClosedError, StaleStateError, TableError, TableNotFoundError
 from .i18n import gettext as _
 from .live import BROKER
-from .models import DIFFICULTIES, FRIENDS, FriendTable, GameRecord, Player, Record, TableSeat, utcnow
+from .models import (
+    DIFFICULTIES,
+    FRIEND_TABLE,
+    FRIENDS,
+    GAME_TABLE,
+    SEAT_TABLE,
+    FriendTable,
+    GameRecord,
+    Player,
+    Record,
+    TableSeat,
+    utcnow,
+)
 from .services import GAMES, HERE, Context, ensure_player, load_game, new_id, person_moons, refuse_lost_race
 from .thinking import POOLED
 
@@ -324,8 +336,8 @@ def _close(session: Session, table_id: str) -> None:
 
 # Presence's writes, built once and run as plain statements (every stream renews its
 # person's every 30 s: through the ORM each write cost ~3 ms, as much as a move's store).
-_SEATS_T = TableSeat.__table__  # type: ignore[attr-defined]
-_TABLES_T = FriendTable.__table__  # type: ignore[attr-defined]
+_SEATS_T = SEAT_TABLE
+_TABLES_T = FRIEND_TABLE
 _LEASE = _SEATS_T.c.connected_until
 _UNTIL = bindparam("b_until", type_=_LEASE.type)
 _NOW = bindparam("b_now", type_=_LEASE.type)
@@ -415,8 +427,8 @@ def _mask(seats: frozenset[int]) -> int:
 # A move's two writes, built once and run as plain statements: through the ORM each cost
 # more than the rest of storing a move (building the statement, then matching the objects
 # in the session against it); the objects are brought up to date by _store itself.
-_GAMES = GameRecord.__table__  # type: ignore[attr-defined]
-_TABLES = FriendTable.__table__  # type: ignore[attr-defined]
+_GAMES = GAME_TABLE
+_TABLES = FRIEND_TABLE
 _STORE_GAME = (update(_GAMES)
                .where(_GAMES.c.id == bindparam("b_id"), _GAMES.c.version == bindparam("b_at"),
                       _GAMES.c.status == "active")

@@ -145,10 +145,11 @@ def event_to_dict(e: ev.Event) -> dict[str, Any]:
 
 def game_out(outcome: Outcome) -> GameOut:
     rec = outcome.record
-    return GameOut(game_id=rec.id, version=rec.version, difficulty=rec.difficulty, status=rec.status,  # type: ignore[arg-type]
-                   practice=rec.practice,
-                   view=outcome.view.to_dict(),
-                   events=[event_to_dict(e) for e in outcome.events])
+    # validated from a dict: the stored status is a plain string, checked here against the
+    # model's three values
+    return GameOut.model_validate({"game_id": rec.id, "version": rec.version, "difficulty": rec.difficulty,
+                                   "status": rec.status, "practice": rec.practice, "view": outcome.view.to_dict(),
+                                   "events": [event_to_dict(e) for e in outcome.events]})
 
 
 def game_json(outcome: Outcome) -> bytes:
