@@ -617,13 +617,24 @@ def burst_line(b: dict[str, Any]) -> str:
             f"slowest {h['max_ms']} ms; lost plays {b['lost_plays']}")
 
 
+def not_quiet(s: dict[str, Any]) -> str:
+    """The warning for a run with other work beside it ("" for a quiet one, or a run that
+    did not measure the rest of the machine)."""
+    share = s.get("others_cpu_share")
+    if share is None or share <= QUIET_SHARE:
+        return ""
+    return (f"the machine was not quiet: other processes used {share} of a core (PostgreSQL's server among "
+            "them, if used); the goals' figures are for a quiet machine")
+
+
 def line(name: str, s: dict[str, Any]) -> str:
     return (f"{name:<28} {s['actions']:>6} actions in {s['seconds']:>6.1f} s = {s['actions_per_s']:>6.1f}/s   "
             f"p50 {s['p50_ms']:>6.1f} ms  p95 {s['p95_ms']:>6.1f} ms  p99 {s['p99_ms']:>6.1f} ms  "
             f"errors {s['errors']}  503 retried {s['busy_retried']}  lost moves {s['lost_moves']}  "
             f"CPU per action: server "
             f"{s['server_cpu_ms_per_action']} ms, load generator {s['client_cpu_ms_per_action']} ms"
-            + (f", other processes {s['others_cpu_share']} of a core" if "others_cpu_share" in s else ""))
+            + (f", other processes {s['others_cpu_share']} of a core" if "others_cpu_share" in s else "")
+            + (f"\n    {warning}" if (warning := not_quiet(s)) else ""))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -803,9 +814,8 @@ def tables_main(args: argparse.Namespace, think: tuple[float, float]) -> int:
     print(f"  CPU: server {result['cpu_ms_per_move']} ms per move ({result['server_cpu_share']} of a core over the "
           f"run), load generator {result['load_generator_cpu_s']} s ({result['load_generator_cpu_share']} of a core), "
           f"other processes {result['others_cpu_share']} of a core ({result['cpu_model']})")
-    if result["others_cpu_share"] > QUIET_SHARE:
-        print(f"  the machine was not quiet: other processes used {result['others_cpu_share']} of a core "
-              "(PostgreSQL's server among them, if used); the goal's figures are for a quiet machine")
+    if warning := not_quiet(result):
+        print("  " + warning)
     print(f"  errors {result['errors']}, lost moves {lost}, doubled moves {doubled}; busy answers waited out "
           f"{result['busy_retried']}, moves refused for one stored first (409) {result['raced']}, "
           f"streams opened again {result['reconnects']}; "

@@ -32,3 +32,16 @@ def test_the_runs_name_the_processor_and_a_run_beside_other_work_is_flagged() ->
     tally = loadtest.Tally(started=0.0, finished=10.0, server_cpu=2.0, client_cpu=1.0, machine_cpu=9.0)
     tally.latencies = [5.0, 6.0]
     assert loadtest.summary(tally, "sqlite://")["others_cpu_share"] == 0.6
+
+
+def test_every_scenarios_line_says_when_the_machine_was_not_quiet() -> None:
+    tally = loadtest.Tally(started=0.0, finished=10.0, server_cpu=2.0, client_cpu=1.0, machine_cpu=9.0)
+    tally.latencies = [5.0, 6.0]
+    busy = loadtest.summary(tally, "sqlite://")
+    assert "not quiet" in loadtest.line("medium players", busy)
+    tally.machine_cpu = 3.5  # 0.05 of a core besides the server and the generator
+    quiet = loadtest.summary(tally, "sqlite://")
+    assert quiet["others_cpu_share"] <= loadtest.QUIET_SHARE
+    assert "not quiet" not in loadtest.line("medium players", quiet)
+    # the tables' scenario and the API's use the one sentence
+    assert loadtest.not_quiet({"others_cpu_share": 0.6}) and not loadtest.not_quiet({})
