@@ -154,8 +154,8 @@ def game_out(outcome: Outcome) -> GameOut:
 
 def game_json(outcome: Outcome) -> bytes:
     """:func:`game_out` as JSON, the same bytes as ``game_out(outcome).model_dump_json()``
-    (tests/app/test_api_answer.py compares them) without building the model: its
-    validation walked the whole view a second time, a third of the answer's cost."""
+    (tests/app/test_hot_path.py compares them) without building the model: its
+    validation walked the whole view a second time, a quarter of the answer's cost."""
     rec = outcome.record
     body = {"game_id": rec.id, "version": rec.version, "difficulty": rec.difficulty, "status": rec.status,
             "practice": rec.practice, "view": outcome.view.to_dict(),
