@@ -406,11 +406,10 @@ def _end_transaction(session: Session) -> None:
     session.commit()
 
 
-_GAMES_TABLE = GAME_TABLE
 _STORED = ("record", "version", "updated_at", "status", "moons_counted")
-_STORE = (update(_GAMES_TABLE)
-          .where(_GAMES_TABLE.c.id == bindparam("b_id"), _GAMES_TABLE.c.version == bindparam("b_old"),
-                 _GAMES_TABLE.c.status == "active")
+_STORE = (update(GAME_TABLE)
+          .where(GAME_TABLE.c.id == bindparam("b_id"), GAME_TABLE.c.version == bindparam("b_old"),
+                 GAME_TABLE.c.status == "active")
           .values(**{name: bindparam("b_" + name) for name in _STORED}))
 """Storing an action, built once: a Core statement skips the ORM's statement building
 and its synchronisation of loaded objects, which :func:`_store` does itself.  The status

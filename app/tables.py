@@ -336,21 +336,20 @@ def _close(session: Session, table_id: str) -> None:
 
 # Presence's writes, built once and run as plain statements (every stream renews its
 # person's every 30 s: through the ORM each write cost ~3 ms, as much as a move's store).
-_SEATS_T = SEAT_TABLE
-_TABLES_T = FRIEND_TABLE
-_LEASE = _SEATS_T.c.connected_until
+_LEASE = SEAT_TABLE.c.connected_until
 _UNTIL = bindparam("b_until", type_=_LEASE.type)
 _NOW = bindparam("b_now", type_=_LEASE.type)
-_PERSON = _SEATS_T.update().where(_SEATS_T.c.table_id == bindparam("b_table"), _SEATS_T.c.seat == bindparam("b_seat"),
-                                  _SEATS_T.c.player_id == bindparam("b_player"))
+_PERSON = SEAT_TABLE.update().where(SEAT_TABLE.c.table_id == bindparam("b_table"),
+                                    SEAT_TABLE.c.seat == bindparam("b_seat"),
+                                    SEAT_TABLE.c.player_id == bindparam("b_player"))
 _RENEWED = _PERSON.values(connected_until=_UNTIL)
 _OPENED = _PERSON.values(connected_until=_UNTIL,
-                         connections=case((_LEASE > _NOW, _SEATS_T.c.connections + 1), else_=1))
-_CLOSED = _PERSON.values(connections=case((_SEATS_T.c.connections > 1, _SEATS_T.c.connections - 1), else_=0),
-                         connected_until=case((_SEATS_T.c.connections > 1, _LEASE), else_=_UNTIL))
-_SEEN = _TABLES_T.update().where(_TABLES_T.c.id == bindparam("b_table")).values(seen_at=_NOW)
-_SEEN_ARRIVED = _TABLES_T.update().where(_TABLES_T.c.id == bindparam("b_table")).values(
-    seen_at=_NOW, rev=_TABLES_T.c.rev + 1)
+                         connections=case((_LEASE > _NOW, SEAT_TABLE.c.connections + 1), else_=1))
+_CLOSED = _PERSON.values(connections=case((SEAT_TABLE.c.connections > 1, SEAT_TABLE.c.connections - 1), else_=0),
+                         connected_until=case((SEAT_TABLE.c.connections > 1, _LEASE), else_=_UNTIL))
+_SEEN = FRIEND_TABLE.update().where(FRIEND_TABLE.c.id == bindparam("b_table")).values(seen_at=_NOW)
+_SEEN_ARRIVED = FRIEND_TABLE.update().where(FRIEND_TABLE.c.id == bindparam("b_table")).values(
+    seen_at=_NOW, rev=FRIEND_TABLE.c.rev + 1)
 
 
 def present(session: Session, table_id: str, seat: int | None, player_id: str | None, until: datetime,
@@ -427,14 +426,12 @@ def _mask(seats: frozenset[int]) -> int:
 # A move's two writes, built once and run as plain statements: through the ORM each cost
 # more than the rest of storing a move (building the statement, then matching the objects
 # in the session against it); the objects are brought up to date by _store itself.
-_GAMES = GAME_TABLE
-_TABLES = FRIEND_TABLE
-_STORE_GAME = (update(_GAMES)
-               .where(_GAMES.c.id == bindparam("b_id"), _GAMES.c.version == bindparam("b_at"),
-                      _GAMES.c.status == "active")
+_STORE_GAME = (update(GAME_TABLE)
+               .where(GAME_TABLE.c.id == bindparam("b_id"), GAME_TABLE.c.version == bindparam("b_at"),
+                      GAME_TABLE.c.status == "active")
                .values(record=bindparam("b_record"), version=bindparam("b_version"),
                        updated_at=bindparam("b_updated_at"), status=bindparam("b_status")))
-_STORE_TABLE = (update(_TABLES).where(_TABLES.c.id == bindparam("b_id"))
+_STORE_TABLE = (update(FRIEND_TABLE).where(FRIEND_TABLE.c.id == bindparam("b_id"))
                 .values(game_id=bindparam("b_game_id"), waiting=bindparam("b_waiting"),
                         deadline=bindparam("b_deadline"), updated_at=bindparam("b_updated_at")))
 
