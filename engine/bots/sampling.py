@@ -46,6 +46,17 @@ def discard_inference(view: PlayerView) -> list[int]:
     return avoid
 
 
+def _weighted(options: list[int], room: list[int], total: int, rng: random.Random) -> int:
+    """One of the seats ``options``, each as likely as the room it has left (``total``, the
+    sum of that room, is not 0); the card being dealt goes there."""
+    r = rng.randrange(total)
+    for s in options:
+        r -= room[s]
+        if r < 0:
+            return s
+    raise AssertionError("total is more than the seats' room")
+
+
 class DealSampler:
     """Samples the other seats' hands for one view (prepared once, sampled many times).
 
@@ -165,11 +176,7 @@ class DealSampler:
                     total += room[s]
                 if not total:
                     return None
-                r = rng.randrange(total)
-                for s in options:
-                    r -= room[s]
-                    if r < 0:
-                        break
+                s = _weighted(options, room, total, rng)
                 room[s] -= 1
                 if s < n:
                     hands[s] = add_to(hands[s], c, double)
@@ -189,12 +196,7 @@ class DealSampler:
                 left[su] -= 1
                 options = [s for s in range(n + 1) if allowed >> s & 1 and room[s]]
                 while True:
-                    total = sum(room[s] for s in options)
-                    r = rng.randrange(total)
-                    for s in options:
-                        r -= room[s]
-                        if r < 0:
-                            break
+                    s = _weighted(options, room, sum(room[s] for s in options), rng)
                     room[s] -= 1
                     if len(options) == 1 or self._feasible(left, room):
                         break
