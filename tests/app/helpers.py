@@ -2,6 +2,13 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable
+
+from fastapi import FastAPI
+from sqlmodel import Session
+
+from app.models import GameRecord
 from engine import FULL_DECK, CardSet, Game, Phase, PlayerView, Rules
 from engine.cards import CLUBS
 from tests.engine.helpers import deal, play_policy
@@ -38,3 +45,21 @@ def tie_broken_game() -> Game:
     play_policy(game, high={3})
     assert game.phase is Phase.GAME_OVER and game.totals == [52, 26, 52, 26] and game.winner == 3
     return game
+
+
+def stored(app: FastAPI, game_id: str) -> GameRecord:
+    """The game's row as the database holds it now, detached from its session."""
+    with Session(app.state.db_engine) as s:
+        rec = s.get(GameRecord, game_id)
+        assert rec is not None
+        s.expunge(rec)
+        return rec
+
+
+def race(target: Callable[[], None], n: int) -> None:
+    """``target`` in ``n`` threads started together; returns when every one has finished."""
+    threads = [threading.Thread(target=target) for _ in range(n)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()

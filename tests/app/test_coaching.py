@@ -19,15 +19,8 @@ from engine.referee import move_rng
 from engine.rules import rule_options
 
 from ..bots.test_coach import BLUNDER_DEAL
+from .helpers import stored
 from .test_routes import HX, version_of
-
-
-def stored(app: FastAPI, game_id: str) -> GameRecord:
-    with Session(app.state.db_engine) as s:
-        rec = s.get(GameRecord, game_id)
-        assert rec is not None
-        s.expunge(rec)
-        return rec
 
 
 def deal(client: TestClient, practice: bool, difficulty: str = "easy", replaces: str = "none") -> GameRecord:

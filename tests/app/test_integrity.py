@@ -20,6 +20,7 @@ from app.models import GameRecord, Player
 from app.thinking import Thinker
 from engine import Game, Phase, Rules, dumps, loads
 
+from .helpers import race
 from .live import LiveServer, next_action
 from .live import Player as LivePlayer
 
@@ -280,11 +281,7 @@ def test_a_finished_game_is_counted_once_even_when_stored_twice_concurrently(app
             except services.StaleStateError:
                 results.append("stale")
 
-    threads = [threading.Thread(target=finish) for _ in range(2)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    race(finish, 2)
     with Session(engine) as s:
         rows = services.records(s, s.get(Player, player.id))  # type: ignore[arg-type]
         assert sum(r.played for r in rows) == 1

@@ -16,20 +16,12 @@ from app import services
 from app.models import GameRecord, Player, Record
 from engine import Game, Phase, Rules, dumps, loads
 
-from .helpers import moon_game
+from .helpers import moon_game, race, stored
 
 
 def records_of(app: FastAPI, player_id: str) -> dict[str, Record]:
     with Session(app.state.db_engine) as s:
         return {r.difficulty: r for r in s.exec(select(Record).where(Record.player_id == player_id)).all()}
-
-
-def stored(app: FastAPI, game_id: str) -> GameRecord:
-    with Session(app.state.db_engine) as s:
-        rec = s.get(GameRecord, game_id)
-        assert rec is not None
-        s.expunge(rec)
-        return rec
 
 
 def a_game(app: FastAPI, game: Game, practice: bool = False, difficulty: str = "easy") -> tuple[Player, GameRecord]:
@@ -108,11 +100,7 @@ def test_two_racing_requests_on_the_moon_shooting_card_count_it_once(app: FastAP
             except services.StaleStateError:
                 results.append("stale")
 
-    threads = [threading.Thread(target=send) for _ in range(3)]
-    for t in threads:
-        t.start()
-    for t in threads:
-        t.join()
+    race(send, 3)
     assert sorted(results) == ["stale", "stale", "stored"]
     assert records_of(app, player.id)["easy"].moons == 1
 
