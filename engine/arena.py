@@ -26,6 +26,7 @@ from typing import Any
 
 from . import openspiel
 from .bots import BOTS, EasyBot, HardBot, MediumBot
+from .bots.hardis import HardISBot
 from .bots.shooter import ShooterBot
 from .cards import LOW, QUEEN_OF_SPADES, SUIT_MASK, iter_cards
 from .moves import Move, PlayMove
@@ -41,7 +42,9 @@ ISMCTS = "ismcts"
 SHOOTER = "shooter"
 HARD0 = "hard0"
 HARD1 = "hard1"
-SEAT_TYPES = (*BOTS, SHOOTER, HARD0, HARD1, ISMCTS)
+HARDFLAT = "hardflat"
+HARDIS = "hardis"
+SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, ISMCTS)
 QS = int(QUEEN_OF_SPADES)
 CHEAP_STOP_POINTS = 4
 """A stop of a moon is cheap when it takes at most this many points (and not the Q♠)."""
@@ -86,12 +89,24 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
         return IsmctsPlayer(game, ismcts_sims)
     if kind == SHOOTER:
         return ShooterBot()
-    if kind in (HARD0, HARD1, "hard"):
+    if kind in (HARDFLAT, HARD0, HARD1):
         kwargs: dict[str, Any] = {"classic": kind == HARD0, "model": kind != HARD1}
         if hard_budget is not None:
             kwargs["budget"] = hard_budget
         return HardBot(**kwargs)
+    if kind in ("hard", HARDIS):
+        bot = HardISBot(opponents_tree=kind == HARDIS)
+        if hard_budget is not None:
+            bot.is_budget = hard_budget
+        return bot
     return BOTS[kind]()
+
+
+def hard_budget_of(kind: str) -> int:
+    """The default budget of a Hard seat type, in simulated card plays per play decision."""
+    if kind in ("hard", HARDIS):
+        return HardISBot().is_budget
+    return HardBot(classic=kind == HARD0).budget
 
 
 class CpuTimed:
@@ -394,7 +409,9 @@ def parser(rules: type[Rules] = Rules) -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--json", action="store_true", help="print the result as one JSON object on the last line")
     p.add_argument("--preset", choices=sorted(PRESETS), default="standard")
-    p.add_argument("--hard-budget", type=int, help="Hard's simulated card plays per decision (hard and hard0)")
+    p.add_argument("--hard-budget", type=int,
+                   help="simulated card plays per play decision of the Hard seats (hard, hardis, hardflat, "
+                        "hard0, hard1)")
     p.add_argument("--ismcts-sims", type=int, default=1000)
     p.add_argument("--paired", metavar="TYPE",
                    help="play every deal (same cards, same seats) a second time with the first seat type "
@@ -457,9 +474,9 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error(str(exc))
     cfg = {"rules": rules, "lineups": lineups, "seed": args.seed, "hard_budget": args.hard_budget,
            "ismcts_sims": args.ismcts_sims, "review": args.review}
-    hard_kinds = {"hard", HARD0, HARD1} & {s for lu in lineups for s in lu}
+    hard_kinds = {"hard", HARDFLAT, HARD0, HARD1, HARDIS} & {s for lu in lineups for s in lu}
     head = {"deals": args.deals, "seed": args.seed, "seats": seats, "lineups": lineups, "rules": rules.to_dict(),
-            "hard_budget": {k: args.hard_budget or HardBot(classic=k == HARD0).budget for k in sorted(hard_kinds)}
+            "hard_budget": {k: args.hard_budget or hard_budget_of(k) for k in sorted(hard_kinds)}
             if hard_kinds else None,
             "ismcts_sims": args.ismcts_sims if any(ISMCTS in lu for lu in lineups) else None,
             "options": {"hard_budget": args.hard_budget, "review": args.review}}

@@ -10,12 +10,13 @@ from collections.abc import Callable
 from .base import BaseBot, Bot, check_view
 from .easy import EasyBot
 from .hard import HardBot
+from .hardis import HardISBot
 from .medium import MediumBot
 
 BOTS: dict[str, Callable[[], BaseBot]] = {
     "easy": EasyBot,
     "medium": MediumBot,
-    "hard": HardBot,
+    "hard": HardISBot,
 }
 """Every computer player by name (the difficulty levels of SPEC.md §5)."""
 
@@ -29,4 +30,4 @@ def get_bot(name: str) -> BaseBot:
     return factory()
 
 
-__all__ = ["BOTS", "Bot", "BaseBot", "EasyBot", "HardBot", "MediumBot", "check_view", "get_bot"]
+__all__ = ["BOTS", "Bot", "BaseBot", "EasyBot", "HardBot", "HardISBot", "MediumBot", "check_view", "get_bot"]

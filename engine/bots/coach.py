@@ -30,6 +30,7 @@ from ..values import Phase
 from ..view import PlayerView
 from .base import view_round
 from .hard import HardBot, after_passes, candidates, play_out_aware
+from .hardis import HardISBot
 from .policy import choose_pass_mask, hard_pass_candidates, moon_subtract
 from .sampling import DealSampler
 from .shooter import moon_pass
@@ -226,7 +227,7 @@ class Hint:
 
 def hint(view: PlayerView, rng: random.Random, bot: HardBot | None = None) -> Hint:
     """What Hard would do in the seat's place (pass or play), and why."""
-    hard = bot if bot is not None else HardBot()
+    hard = bot if bot is not None else HardISBot()
     if view.phase is Phase.PASS:
         chosen = hard.choose_pass(view, rng)
         code, values = pass_reason(view, chosen)

@@ -28,6 +28,11 @@ does not cut a search short and change the choice.
 
 ``HardBot(classic=True)`` is Hard as it was before these changes (issue 14), kept as the
 arena's yardstick (seat type ``hard0``).
+
+The server's Hard (:class:`~engine.bots.hardis.HardISBot`) passes with this search and
+plays with a tree search built on its sampler, opponent model, rollouts and outcome; this
+flat search of the play stays the coach's (a hint, a review's rating of every card) and
+the arena's ``hardflat``.
 """
 
 from __future__ import annotations

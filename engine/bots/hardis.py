@@ -1,0 +1,246 @@
+"""Hard's play: an information-set tree search over its own cards (issue 14, eighth session).
+
+The play search Hard had before (:class:`~engine.bots.hard.HardBot`, the arena's
+``hardflat``, still the coach's hints and ratings) judges each candidate card by
+careful-policy rollouts on sampled deals: a flat Monte Carlo, in which every later card of
+every seat, Hard's own included, is the careful policy's.  This player searches a tree
+instead, the single-observer information-set MCTS of Cowling, Powley and Whitehouse (2012):
+
+- every iteration samples a deal of the unseen cards consistent with the seat's view (Hard's
+  :class:`~engine.bots.sampling.DealSampler`) and the habits of its opponents (Hard's
+  :class:`~engine.bots.hard.OpponentModel`);
+- it descends one tree whose nodes are keyed by the cards played since the decision; at a
+  node of its own seat only the cards legal in this iteration's deal are eligible, and
+  among them it picks by UCB with availability counts (a child's exploration term counts
+  the iterations in which it could have been chosen, not the parent's visits); cards that
+  play the same (a run of one suit with no other card out between them, worth the same)
+  are one move.  The opponents play as in Hard's rollouts (the careful policy with the
+  drawn habits), so the tree searches the seat's own later cards inside Hard's model of
+  the opponents;
+- it adds one node, then finishes the round as Hard's rollouts do (:func:`play_out_aware`)
+  and scores the result as Hard does (:func:`~engine.bots.hard.outcome`, Hard's game-aware
+  utility);
+- it plays the card most visited at the root, and stops as soon as no other card can
+  catch up with it in the iterations left (the choice is then settled; the card is the
+  same as without stopping).
+
+``HardISBot(opponents_tree=True)`` (the arena's ``hardis``) also searches the opponents'
+cards, each by UCB for its own margin of the round; it lost a point a round against
+Medium (docs/strength.md, eighth session).
+
+The budget is counted, as Hard's, in simulated card plays (each iteration costs the cards
+still to play in the round), so a decision is reproducible for a seed; a safety cap in CPU
+seconds (``max_seconds``, as Hard's) ends a search on a far slower machine.  The pass is
+Hard's.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import time
+from typing import Any
+
+from ..cards import CARDS, LOW, Card
+from ..values import Phase
+from ..view import PlayerView
+from .base import check_view
+from .hard import HardBot, candidates, outcome, play_out_aware
+from .policy import choose_card, shoot_card
+from .sampling import DealSampler
+from .shooter import going_for_moon
+from .sim import SimRound
+
+IS_BUDGET = 60000
+"""Simulated card plays per play decision."""
+MIN_ITERATIONS = 64
+MAX_ITERATIONS = 2000
+"""Bounds on the iterations of one decision (late in a round an iteration is cheap)."""
+SETTLED_EVERY = 16
+"""Iterations between two looks at whether the root's choice is settled (and at the CPU
+time spent)."""
+UCB_C = 10.0
+"""The exploration constant of UCB, in points of utility."""
+
+
+class Node:
+    """A node of the tree: the seat that played the card leading to it, how often it was
+    visited, the sum of that seat's utilities and how often it was available."""
+
+    __slots__ = ("seat", "n", "w", "avail", "children")
+
+    def __init__(self, seat: int) -> None:
+        self.seat = seat
+        self.n = 0
+        self.w = 0.0
+        self.avail = 0
+        self.children: dict[int, Node] = {}
+
+
+def moves_of(st: SimRound) -> list[int]:
+    """The legal cards of the seat to play in ``st``, one per run of cards that play the
+    same (the lowest): same suit, same points, no card still out between them (cards
+    on the table count as out).  One deck only; with two every card is its own move."""
+    legal = st.legal()
+    cards = []
+    m = legal
+    while m:
+        low = m & -m
+        cards.append(low.bit_length() - 1)
+        m ^= low
+    t = st.t
+    if len(cards) < 2 or t.double:
+        return cards
+    hand = st.hands[st.turn] & LOW
+    out = (st.inplay & ~st.played & ~hand) | st.tmask
+    pts = t.pts
+    keep = [cards[0]]
+    p = cards[0]
+    for c in cards[1:]:
+        if c // 13 == p // 13 and pts[c] == pts[p] and not out & ((1 << c) - (1 << (p + 1))):
+            p = c
+            continue
+        keep.append(c)
+        p = c
+    return keep
+
+
+class HardISBot(HardBot):
+    """Hard: Hard's passing, an information-set tree search for the play (see the module)."""
+
+    name = "hard"
+
+    def __init__(self, is_budget: int = IS_BUDGET, min_iterations: int = MIN_ITERATIONS,
+                 max_iterations: int = MAX_ITERATIONS, c: float = UCB_C, policy_first: bool = True,
+                 opponents_tree: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if opponents_tree:
+            self.name = "hardis"
+        self.is_budget = is_budget
+        self.min_iterations = min_iterations
+        self.max_iterations = max_iterations
+        self.c = c
+        self.policy_first = policy_first
+        """Expand the careful policy's card first among a node's untried cards (otherwise
+        one at random)."""
+        self.opponents_tree = opponents_tree
+        """The opponents' cards in the tree are chosen by UCB for their own margin; without
+        it they are the careful policy's with the drawn habits, as in Hard's rollouts (the
+        tree then searches only this seat's own cards: Hard)."""
+
+    def choose_play(self, view: PlayerView, rng: random.Random) -> Card:
+        check_view(view, Phase.PLAY)
+        legal = view.legal.mask & LOW
+        if not legal:
+            raise ValueError("it is not this seat's turn to play")
+        cands = candidates(view, legal)
+        if len(cands) == 1:
+            return CARDS[cands[0]]
+        root = self.search(view, cands, rng)
+        return CARDS[max(cands, key=lambda m: _rank(root.children.get(m)))]
+
+    def search(self, view: PlayerView, cands: list[int], rng: random.Random) -> Node:
+        """Run the tree search from ``view`` over the root's moves ``cands``; the root."""
+        sampler = DealSampler(view, infer=True)
+        habits = self.habits(view)
+        me = view.seat
+        n = view.players
+        totals = view.totals
+        target = view.rules.target_score
+        cost = max(1, sum(view.hand_sizes))
+        iterations = min(self.max_iterations, max(self.min_iterations, self.is_budget // cost))
+        c = self.c
+        policy_first = self.policy_first
+        opponents_tree = self.opponents_tree
+        log = math.log
+        sqrt = math.sqrt
+        root = Node(-1)
+        root_moves = cands
+        start = time.thread_time()
+        for i in range(iterations):
+            if i and not i % SETTLED_EVERY and (settled(root, iterations - i)
+                                                 or time.thread_time() - start > self.max_seconds):
+                break
+            st = SimRound.from_view(view, sampler.sample(rng))
+            shooters, hunters, moon_weight = habits(rng)
+            node = root
+            path = []
+            while not st.done:
+                children = node.children
+                if not opponents_tree and node is not root and st.turn != me:
+                    card = _opponent_card(st, shooters, hunters)
+                    child = children.get(card)
+                    if child is None:
+                        child = children[card] = Node(st.turn)
+                    st.play(card)
+                    node = child  # followed, not counted: only this seat's choices are searched
+                    continue
+                moves = root_moves if node is root else moves_of(st)
+                untried = [m for m in moves if m not in children]
+                if untried:
+                    if policy_first:
+                        pick = choose_card(st)
+                        if pick not in untried:
+                            pick = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                    else:
+                        pick = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
+                    child = Node(st.turn)
+                    children[pick] = child
+                    for m in moves:
+                        ch = children.get(m)
+                        if ch is not None:
+                            ch.avail += 1
+                    st.play(pick)
+                    path.append(child)
+                    break
+                best = None
+                best_v = -math.inf
+                best_m = -1
+                for m in moves:
+                    ch = children[m]
+                    ch.avail += 1
+                    v = ch.w / ch.n + c * sqrt(log(ch.avail) / ch.n)
+                    if v > best_v:
+                        best_v = v
+                        best = ch
+                        best_m = m
+                assert best is not None
+                st.play(best_m)
+                path.append(best)
+                node = best
+            play_out_aware(st, me, shooters, hunters)
+            value = [0.0] * n
+            for s in range(n):
+                value[s] = (outcome(st, totals, s, target, True, moon_weight) if s == me
+                            else outcome(st, totals, s, target, False))
+            for ch in path:
+                ch.n += 1
+                ch.w += value[ch.seat]
+        return root
+
+
+def settled(root: Node, left: int) -> bool:
+    """Whether the root's most visited child stays the most visited whatever the ``left``
+    iterations do (each adds one visit to one child): the choice is then made."""
+    first = second = 0
+    for ch in root.children.values():
+        if ch.n > first:
+            first, second = ch.n, first
+        elif ch.n > second:
+            second = ch.n
+    return first - second > left
+
+
+def _opponent_card(st: SimRound, shooters: int, hunters: int) -> int:
+    """The card of the opponent to play in ``st`` as :func:`play_out_aware` would play it."""
+    s = st.turn
+    k = st.pen_taken[s]
+    if shooters >> s & 1 and k and k == sum(st.pen_taken) and going_for_moon(st, s):
+        return shoot_card(st)
+    return choose_card(st, bool(hunters >> s & 1))
+
+
+def _rank(node: Node | None) -> tuple[int, float]:
+    if node is None or not node.n:
+        return (0, -math.inf)
+    return (node.n, node.w / node.n)
