@@ -375,6 +375,10 @@ class HardBot(BaseBot):
         cands = candidates(view, legal)
         if len(cands) == 1:
             return CARDS[cands[0]]
+        return CARDS[self.choose_among(view, cands, rng)]
+
+    def choose_among(self, view: PlayerView, cands: list[int], rng: random.Random) -> int:
+        """The card to play among the candidates ``cands`` (two or more): the flat search."""
         sampler = DealSampler(view, infer=not self.classic)
         me = view.seat
         totals = view.totals
@@ -400,7 +404,7 @@ class HardBot(BaseBot):
                 budget *= STAKES
                 extend = max(1, EXTEND // STAKES)
         best = self._search(len(cands), sum(view.hand_sizes), budget, sample, evaluate, rng, extend)
-        return CARDS[cands[best]]
+        return cands[best]
 
     def _search(self, count: int, cost: int, budget: int, sample: Callable[[random.Random], T],
                 evaluate: Callable[[T, int], float], rng: random.Random, extend: int = 1) -> int:

@@ -41,11 +41,9 @@ import random
 import time
 from typing import Any
 
-from ..cards import CARDS, LOW, Card
-from ..values import Phase
+from ..cards import LOW
 from ..view import PlayerView
-from .base import check_view
-from .hard import HardBot, candidates, outcome, play_out_aware
+from .hard import HardBot, outcome, play_out_aware
 from .policy import choose_card, shoot_card
 from .sampling import DealSampler
 from .shooter import going_for_moon
@@ -128,16 +126,10 @@ class HardISBot(HardBot):
         it they are the careful policy's with the drawn habits, as in Hard's rollouts (the
         tree then searches only this seat's own cards: Hard)."""
 
-    def choose_play(self, view: PlayerView, rng: random.Random) -> Card:
-        check_view(view, Phase.PLAY)
-        legal = view.legal.mask & LOW
-        if not legal:
-            raise ValueError("it is not this seat's turn to play")
-        cands = candidates(view, legal)
-        if len(cands) == 1:
-            return CARDS[cands[0]]
+    def choose_among(self, view: PlayerView, cands: list[int], rng: random.Random) -> int:
+        """The card to play among the candidates ``cands``: the tree search's most visited."""
         root = self.search(view, cands, rng)
-        return CARDS[max(cands, key=lambda m: _rank(root.children.get(m)))]
+        return max(cands, key=lambda m: _rank(root.children.get(m)))
 
     def search(self, view: PlayerView, cands: list[int], rng: random.Random) -> Node:
         """Run the tree search from ``view`` over the root's moves ``cands``; the root."""
