@@ -150,12 +150,12 @@ def _warmed_up_game(rules: Rules, seed: int, k: int) -> Game:
         attempt += 1
 
 
-def cheap_stop(game: Game) -> bool:
-    """Could the seat to play end a moon cheaply now: is there a legal card that surely
-    wins a trick already holding a penalty card, for at most CHEAP_STOP_POINTS points and
-    no Q♠?  (Read from the true state, by the arena only; single deck only.)"""
+def sure_stops(game: Game) -> list[tuple[int, int, bool]]:
+    """The legal cards with which the seat to play would surely win the trick on the table
+    with a penalty card in it, which ends any moon: (card, the trick's points with it,
+    whether the Q♠ is in it).  Read from the true state, by the arena only; single deck."""
     if game.phase is not Phase.PLAY or not game.trick or game.rules.cancellation:
-        return False
+        return []
     rules = game.rules
     pts = rules.card_points
     pen = rules.penalty_mask
@@ -165,18 +165,24 @@ def cheap_stop(game: Game) -> bool:
     top = max(c for c in trick if c // 13 == led)
     on_table = sum(pts[c] for c in trick)
     table_pen = any(pen >> c & 1 for c in trick)
-    if QS in trick:
-        return False
     later = 0
     for i in range(len(trick) + 1, n):
         later |= game.hands[(game.leader + i) % n] & LOW  # type: ignore[operator]
     later &= SUIT_MASK[led]
+    stops: list[tuple[int, int, bool]] = []
     for c in iter_cards(game.legal_mask):
-        if c // 13 != led or c < top or c == QS or later >> (c + 1):
+        if c // 13 != led or c < top or later >> (c + 1):
             continue
-        if (table_pen or pen >> c & 1) and on_table + pts[c] <= CHEAP_STOP_POINTS:
-            return True
-    return False
+        if table_pen or pen >> c & 1:
+            stops.append((c, on_table + pts[c], c == QS or QS in trick))
+    return stops
+
+
+def cheap_stop(game: Game) -> bool:
+    """Could the seat to play end a moon cheaply now: is there a legal card that surely
+    wins a trick already holding a penalty card, for at most CHEAP_STOP_POINTS points and
+    no Q♠?"""
+    return any(points <= CHEAP_STOP_POINTS and not queen for _, points, queen in sure_stops(game))
 
 
 def play_lineup(start: Game, lineup: list[str]) -> dict[str, Any]:
