@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from . import arena
-from .arena import CHEAP_STOP_POINTS, make_player, sure_stops
+from .arena import CHEAP_STOP_POINTS, QS, make_player, sure_stops
 from .cards import parse_card
 from .referee import computer_turns
 from .rules import Rules
@@ -36,11 +36,12 @@ from .values import Phase
 
 HIGH_HEARTS = [int(parse_card(c)) for c in ("JH", "QH", "KH", "AH")]
 STOPPERS = [int(parse_card(c)) for c in ("KH", "AH")]
-QS = int(parse_card("QS"))
 
 
-def suffered(head: dict[str, Any], deals: list[dict[str, Any]], kind: str) -> tuple[int, list[tuple[int, int, int]]]:
-    """The line-up holding ``kind`` and its moon rounds: (deal, rotation, shooter)."""
+def suffered(head: dict[str, Any], deals: list[dict[str, Any]],
+             kind: str) -> tuple[int, list[tuple[int, int, int, int]]]:
+    """The line-up holding ``kind`` and its moon rounds: (deal, rotation, ``kind``'s seat,
+    shooter)."""
     lineups = head["lineups"]
     index = next((i for i, lu in enumerate(lineups) if kind in lu), None)
     if index is None:
@@ -50,7 +51,7 @@ def suffered(head: dict[str, Any], deals: list[dict[str, Any]], kind: str) -> tu
         for rot, r in enumerate(d["lineups"][index]["rotations"]):
             me = r["kinds"].index(kind)
             if r["shooter"] is not None and r["shooter"] != me:
-                rounds.append((d["deal"], rot, r["shooter"]))
+                rounds.append((d["deal"], rot, me, r["shooter"]))
     return index, rounds
 
 
@@ -81,20 +82,19 @@ def analyse(path: str, kind: str) -> dict[str, Any]:
     budget = head.get("options", {}).get("hard_budget")
     sims = head.get("ismcts_sims") or 1000
     n = rules.players
-    # every round's pass direction, for the moons per direction over the whole run
-    direction = {d["deal"]: arena._warmed_up_game(rules, seed, d["deal"]).pass_direction.name.lower() for d in deals}
+    # every deal's start once: its pass direction counts the moons per direction over the
+    # whole run, and the moon rounds are replayed from it
+    starts = {d["deal"]: arena._warmed_up_game(rules, seed, d["deal"]) for d in deals}
+    direction = {k: start.pass_direction.name.lower() for k, start in starts.items()}
     rounds: Counter[str] = Counter()
     for d in deals:
         rounds[direction[d["deal"]]] += len(d["lineups"][index]["rotations"])
-    by_direction: Counter[str] = Counter(direction[k] for k, _, _ in moons)
+    by_direction: Counter[str] = Counter(direction[k] for k, _, _, _ in moons)
     c: Counter[str] = Counter()
     by_deal = {d["deal"]: d for d in deals}
-    for k, rot, shooter in moons:
+    for k, rot, me, shooter in moons:
         saved = by_deal[k]["lineups"][index]["rotations"][rot]
-        kinds = saved["kinds"]
-        me = kinds.index(kind)
-        start = arena._warmed_up_game(rules, seed, k)
-        game, offered, held = replay(start, kinds, me, budget, sims)
+        game, offered, held = replay(starts[k], saved["kinds"], me, budget, sims)
         if list(game.round_points[-1]) != saved["points"] or game.shooters[-1] != shooter:
             c["replay_differs"] += 1
             continue
