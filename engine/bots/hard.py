@@ -4,8 +4,11 @@ For a play it samples deals of the unseen cards consistent with its view
 (:class:`~engine.bots.sampling.DealSampler`), and for each deal plays every candidate card
 followed by the rest of the round, then picks the card with the best average outcome.
 
-In those rollouts its own seat plays the careful player's policy, and the simulated
-opponents play it too, with two habits of stronger players: one who has taken every
+In those rollouts its own seat plays the careful player's policy, except that it never
+throws its moon stopper (its highest heart when no heart still out is above it) on a trick
+won so far by a seat that may still shoot the moon: a Hard that imagined itself throwing
+it at the next chance saw no worth in keeping it now.  The simulated opponents play the
+careful policy too, with two habits of stronger players: one who has taken every
 penalty card so far keeps going for the moon while its hand allows (so Hard sees that
 nobody else will stop it), and one holding the A♠ or K♠ with more low spades leads them
 to flush the Q♠ out.  How many opponents have those habits is fitted to what the table has
@@ -164,7 +167,7 @@ def play_out_aware(st: SimRound, me: int, shooters: int = -1, hunters: int = -1)
     while not st.done:
         s = st.turn
         if s == me:
-            play(choose_card(st))
+            play(choose_card(st, guard=True))
             continue
         k = pen_taken[s]
         if shooters >> s & 1 and k and k == sum(pen_taken) and going_for_moon(st, s):

@@ -109,6 +109,16 @@ def only_taker(st: SimRound, me: int) -> bool:
     return True
 
 
+def stopper(hand: int, out: int) -> int:
+    """The bit of our highest heart if no heart still out is above it (it surely wins a
+    heart trick: the one card that may stop a moon), else 0."""
+    hearts = hand & HEARTS
+    if not hearts:
+        return 0
+    top = _high(hearts)
+    return 0 if out & HEARTS & ~((2 << top) - 1) else 1 << top
+
+
 def expected_winners(hand: int, out: int, sure: bool = False) -> int:
     """Cards of ``hand`` (distinct-card mask) likely to win a trick if the suit is led from
     the top, ``out`` being the cards the others may hold.  With ``sure``, only the cards
@@ -144,10 +154,13 @@ def shooting(st: SimRound, me: int, hand: int, out: int) -> bool:
     return expected_winners(hand, out, sure=True) * 3 >= _count(hand) * 2
 
 
-def choose_card(st: SimRound, hunt: bool = False) -> int:
+def choose_card(st: SimRound, hunt: bool = False, guard: bool = False) -> int:
     """The card a careful player would play for the seat to play in ``st``; with ``hunt``
     it also leads low spades to flush the Q♠ out while holding the A♠ or K♠ (when its low
-    spades outnumber its high ones), as a queen hunter does."""
+    spades outnumber its high ones), as a queen hunter does; with ``guard`` it does not
+    discard its moon stopper (:func:`stopper`) on a trick won so far by a seat that may
+    still shoot the moon (nobody else has taken a penalty card): Hard's own seat in its
+    rollouts."""
     legal = st.legal()
     if not legal & (legal - 1):
         return _low(legal)
@@ -202,6 +215,8 @@ def choose_card(st: SimRound, hunt: bool = False) -> int:
         safe = legal & ~t.pen_mask
         if safe:
             return _discard_plain(st, safe, hand, qs_out)
+    if guard and not t.double and only_taker(st, st.best_seat):
+        legal &= ~stopper(hand, out)  # two cards or more: one is left
     if legal & QS_BIT:
         return QS
     hearts = legal & HEARTS

@@ -244,3 +244,32 @@ def test_the_model_draws_each_deals_opponents_from_the_seed() -> None:
     assert all(sh & 0b101 == 0b100 and hu & 0b1001 == 0b1000 and w == 2.0 for sh, hu, w in many)
     share = sum(sh >> 1 & 1 for sh, _, _ in many) / len(many)
     assert 0.4 < share < 0.6  # seat 1 is imagined shooting in about half the deals
+
+
+STOPPER_HANDS = [
+    "AC KC QC JC TC 9C 8C AD KD QD JD TD 9D",
+    "AH 5H 4H 2S 3S 4S 5S 6S 7S 2D 3D 4D 5D",
+    "2C 3C 4C 5C 6C 7C 8S 9S TS JS QS KS AS",
+    "2H 3H 6H 7H 8H 9H TH JH QH KH 6D 7D 8D",
+]
+
+
+def test_hards_own_rollouts_keep_the_heart_that_stops_a_moon() -> None:
+    """Void in clubs under a lone runner of tricks, the careful player throws its highest
+    heart; Hard imagines itself keeping the A♥, the one card sure to win a heart trick
+    (else its rollouts throw it at the next chance, and keeping it now looks worth nothing)."""
+    from engine.bots.policy import choose_card, stopper
+    g = Game(Rules(passing=False), seed=1, deals=[STOPPER_HANDS])
+    for seat, card in [(2, "2C"), (3, "6D"), (0, "AC"), (1, "2S"), (0, "KC")]:
+        g.play(seat, card)
+    st = view_round(g.view(1))
+    hand = st.hands[1]
+    out = st.inplay & ~st.played & ~hand
+    assert stopper(hand, out) == mask("AH")
+    assert choose_card(st) == parse_card("AH")
+    assert choose_card(st, guard=True) == parse_card("5H")
+    # once someone else has taken points there is no moon to stop: the guard lets go
+    st.pen_taken[3] = 1
+    assert choose_card(st, guard=True) == parse_card("AH")
+    # the K♥ stops nothing while the A♥ is out
+    assert stopper(mask("KH 2H"), out | mask("AH")) == 0 and stopper(mask("KH 2H"), out) == mask("KH")
