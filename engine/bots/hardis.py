@@ -171,7 +171,7 @@ class HardISBot(HardBot):
                 untried = [m for m in moves if m not in children]
                 if untried:
                     if policy_first:
-                        pick = choose_card(st, guard=True)
+                        pick = choose_card(st, guard=st.turn == me)
                         if pick not in untried:
                             pick = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
                     else:
