@@ -111,6 +111,16 @@ def assert_clear_refusal(r: Any) -> None:
         assert 'class="error"' in r.text
 
 
+def assert_applied_or_refused(app: FastAPI, gid: str, before: tuple[int, str], r: Any, legal: bool) -> None:
+    """A ``legal`` action was applied (the stored game moved on); any other was refused
+    clearly and the stored game is as ``before``."""
+    if legal:
+        assert r.status_code == 200 and stored(app, gid)[0] > before[0]
+    else:
+        assert_clear_refusal(r)
+        assert stored(app, gid) == before
+
+
 def _version_of(html: str) -> int:
     m = re.search(r'data-version="(\d+)"', html)
     assert m
@@ -130,11 +140,7 @@ def test_random_plays_are_refused_or_applied_exactly(app: FastAPI, table: tuple[
     r = c.post("/game/play", data=data, headers=HX)
     legal = (version == str(before[0]) and game.phase.value == "play" and game.turn == 0
              and card in {x.code() for x in game.legal_cards()})
-    if legal:
-        assert r.status_code == 200 and stored(app, gid)[0] > before[0]
-    else:
-        assert_clear_refusal(r)
-        assert stored(app, gid) == before
+    assert_applied_or_refused(app, gid, before, r, legal)
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
@@ -148,11 +154,7 @@ def test_random_passes_are_refused_or_applied_exactly(app: FastAPI, table: tuple
     hand = {x.code() for x in game.hand(0)}
     legal = (version == str(before[0]) and game.phase.value == "pass" and 0 in game.to_act
              and len(set(cards)) == 3 and len(cards) == 3 and set(cards) <= hand)
-    if legal:
-        assert r.status_code == 200 and stored(app, gid)[0] > before[0]
-    else:
-        assert_clear_refusal(r)
-        assert stored(app, gid) == before
+    assert_applied_or_refused(app, gid, before, r, legal)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
+
+import pytest
 
 from engine import Card, CardSet, Game, MoonMove, Move, NextRound, PassMove, Phase, PlayMove, Rules, dumps
 from engine.cards import add_card, iter_cards, multiset_sub
@@ -104,6 +107,18 @@ def play_policy(game: Game, high: frozenset[int] | set[int] = frozenset()) -> li
         seat: int = game.turn  # type: ignore[assignment]
         events += game.play(seat, legal[-1] if seat in high else legal[0])
     return events
+
+
+def assert_refused(game: Game, act: Callable[[], object], error: type[Exception], match: str | None = None,
+                   rule: str | None = None) -> None:
+    """``act`` raises ``error`` (its message matching ``match``, its ``rule`` when given)
+    and changes nothing observable about ``game``."""
+    before = snapshot(game)
+    with pytest.raises(error, match=match) as info:
+        act()
+    if rule is not None:
+        assert getattr(info.value, "rule", None) == rule
+    assert snapshot(game) == before
 
 
 def snapshot(game: Game) -> tuple[Any, ...]:
