@@ -68,6 +68,15 @@ def play(game: Game, cards: str) -> list[Event]:
     return events
 
 
+def play_lowest(game: Game, count: int = 1) -> list[Event]:
+    """``count`` times, the seat to play plays its lowest legal card."""
+    events: list[Event] = []
+    for _ in range(count):
+        assert game.turn is not None, "nobody is to play"
+        events += game.play(game.turn, game.legal_cards()[0])
+    return events
+
+
 def play_tricks(game: Game, *tricks: str) -> list[Event]:
     events: list[Event] = []
     for t in tricks:

@@ -10,7 +10,7 @@ from engine import Card, CardSet, Game, IllegalMoveError, NotYourTurnError, Phas
 from engine import events as ev
 from engine.events import Event
 
-from .helpers import assert_refused, cards, deal, game_with, play, play_policy, play_round
+from .helpers import assert_refused, cards, deal, game_with, play, play_lowest, play_policy, play_round
 
 CANCEL = Rules(cancellation=True, passing=False)
 
@@ -49,7 +49,7 @@ def test_identical_off_suit_cards_do_not_touch_the_led_suit() -> None:
     # seat 0 takes every club; seats 1 and 2 each hold a 5♠
     g = game_with(CANCEL, "2C 2C", "5S", "5S")
     events = play(g, "2C 5S 5S")
-    events += play(g, g.legal_cards()[0].code())
+    events += play_lowest(g)
     won = events[-1]
     assert isinstance(won, ev.TrickWon) and won.winner == 0 and won.cards[:3] == cards("2C 5S 5S")
 
@@ -162,7 +162,7 @@ def test_all_hearts_and_only_one_queen_is_not_a_moon() -> None:
     g = game_with(rules, "AC 2D AD", shooter, "QS " + hearts)
     assert g.turn == 1
     events = play(g, "2C QS")  # seat 2 sheds one Q♠ on the first trick (allowed here)
-    events += play(g, g.legal_cards()[0].code())
+    events += play_lowest(g)
     events += g.play(0, "AC")
     assert events[-1] == ev.TrickWon(0, 1, cards("2C QS 2S AC"), 0, 13, ())
     events += play_policy(g, high=set())

@@ -28,7 +28,7 @@ from engine import (
 )
 from engine import events as ev
 
-from .helpers import NO_PASS, assert_refused, game_with, play, play_round, random_move, snapshot
+from .helpers import NO_PASS, assert_refused, game_with, play, play_lowest, play_round, random_move, snapshot
 
 # A plain deal for the standard game: seat 0 holds the 2♣, seat 3 nearly all the hearts.
 PLAIN = [
@@ -257,8 +257,7 @@ def test_first_trick_hand_of_only_hearts_and_the_queen_may_play_any_of_them() ->
     hearts_and_queen = "QS 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH"
     g = game_with(NO_PASS, "2C", "", "", hearts_and_queen)
     play(g, "2C")
-    play(g, g.legal_cards()[0].code())
-    play(g, g.legal_cards()[0].code())
+    play_lowest(g, 2)
     assert g.turn == 3
     assert CardSet(g.legal_cards()) == CardSet(hearts_and_queen)
     events = g.play(3, "QS")
@@ -272,8 +271,7 @@ def test_first_trick_hand_of_only_hearts_and_the_queen_may_play_any_of_them() ->
 def test_first_trick_hand_of_only_hearts_may_discard_a_heart_which_breaks_hearts() -> None:
     g = game_with(NO_PASS, "2C", "", "", "2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH AH")
     play(g, "2C")
-    play(g, g.legal_cards()[0].code())
-    play(g, g.legal_cards()[0].code())
+    play_lowest(g, 2)
     events = g.play(3, "AH")
     assert ev.HeartsBroken(3, Card("AH")) in events
     assert g.hearts_broken
@@ -343,8 +341,7 @@ def test_leader_holding_only_hearts_may_lead_one_before_they_are_broken() -> Non
     only_hearts = "AC 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH"
     g = game_with(NO_PASS, "2C", "", "", only_hearts)
     play(g, "2C")
-    play(g, g.legal_cards()[0].code())
-    play(g, g.legal_cards()[0].code())
+    play_lowest(g, 2)
     play(g, "AC")
     assert g.turn == 3 and not g.hearts_broken
     assert CardSet(g.legal_cards()) == CardSet(only_hearts) - CardSet("AC")
@@ -356,8 +353,7 @@ def test_leader_holding_only_hearts_may_lead_one_before_they_are_broken() -> Non
 def test_leader_holding_only_the_queen_and_hearts_must_lead_the_queen() -> None:
     g = game_with(NO_PASS, "2C", "", "", "AC QS 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH")
     play(g, "2C")
-    play(g, g.legal_cards()[0].code())
-    play(g, g.legal_cards()[0].code())
+    play_lowest(g, 2)
     play(g, "AC")
     assert g.turn == 3
     assert g.legal_cards() == (Card("QS"),)

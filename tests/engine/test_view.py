@@ -8,7 +8,7 @@ import pytest
 
 from engine import STANDARD, Card, CardSet, Game, PassDirection, Phase, PlayerView, Rules, Suit
 
-from .helpers import NO_PASS, deck_mask, game_with, play, play_policy
+from .helpers import NO_PASS, deck_mask, game_with, play, play_lowest, play_policy
 
 PLAIN = [
     "2C 3C 4C 5C 2D 3D 4D 5D 2S 3S 4S 5S 2H",
@@ -126,8 +126,7 @@ def test_two_queens_on_the_first_trick_do_not_make_a_spade_void() -> None:
 def test_one_deck_queen_on_the_first_trick_does_make_a_spade_void() -> None:
     g = game_with(NO_PASS, "2C", "", "", "QS 2H 3H 4H 5H 6H 7H 8H 9H 10H JH QH KH")
     play(g, "2C")
-    play(g, g.legal_cards()[0].code())
-    play(g, g.legal_cards()[0].code())
+    play_lowest(g, 2)
     g.play(3, "QS")
     assert g.view(0).voids[3] == frozenset({Suit.CLUBS, Suit.DIAMONDS, Suit.SPADES})
 
