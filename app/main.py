@@ -29,6 +29,7 @@ from .security import (
     CSRF_HEADER,
     PLAYER_HEADER,
     HeadAsGet,
+    HttpMiddleware,
     SecurityMiddleware,
     csrf_token,
     require_csrf,
@@ -155,24 +156,17 @@ def _refused(request: Request, reason: Exception | str, status: int) -> Response
     return pages.refused(request, reason, status)
 
 
-class PlayerCookieMiddleware:
+class PlayerCookieMiddleware(HttpMiddleware):
     """Sets the cookie of a player whose token this request issued (a new or renewed one),
     gives JSON API clients their CSRF token in a response header (the page has it in
-    hx-headers), and gives a frame that names its player by header the token back.
-
-    Pure ASGI: it only adds headers to ``http.response.start``, where Starlette's
-    ``@app.middleware("http")`` would stream every response through a second task."""
+    hx-headers), and gives a frame that names its player by header the token back.  It
+    only adds headers to ``http.response.start``."""
 
     def __init__(self, app: ASGIApp, settings: Settings) -> None:
-        self.app = app
+        super().__init__(app)
         self.settings = settings
 
-    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] != "http":
-            await self.app(scope, receive, send)
-            return
-        # the dependencies (app.deps) write into this same dict through request.state
-        state: MutableMapping[str, Any] = scope.setdefault("state", {})
+    async def http(self, scope: Scope, state: MutableMapping[str, Any], receive: Receive, send: Send) -> None:
         settings = self.settings
 
         async def send_with_cookie(message: Message) -> None:

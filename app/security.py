@@ -196,21 +196,36 @@ def cross_origin(scope: Scope) -> bool:
     return urlsplit(origin.strip()).netloc.lower() != host
 
 
-class SecurityMiddleware:
-    """Pure ASGI (so it can stop a body before the app reads it): origin check, body
-    limit, security and cache headers on every response, and redirects that keep the
-    request's language prefix."""
+class HttpMiddleware:
+    """A pure ASGI middleware that acts on HTTP requests only (:meth:`http`; the lifespan
+    and anything else pass straight through).  Pure ASGI rather than Starlette's
+    ``@app.middleware("http")``, which would stream every response through a second task."""
 
-    def __init__(self, app: ASGIApp, max_body: int = MAX_BODY_BYTES) -> None:
+    def __init__(self, app: ASGIApp) -> None:
         self.app = app
-        self.max_body = max_body
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
+        # the dependencies (app.deps) write into this same dict through request.state
+        await self.http(scope, scope.setdefault("state", {}), receive, send)
+
+    async def http(self, scope: Scope, state: MutableMapping[str, Any], receive: Receive, send: Send) -> None:
+        raise NotImplementedError
+
+
+class SecurityMiddleware(HttpMiddleware):
+    """Origin check, body limit (read here, so a body is stopped before the app reads it),
+    security and cache headers on every response, and redirects that keep the request's
+    language prefix."""
+
+    def __init__(self, app: ASGIApp, max_body: int = MAX_BODY_BYTES) -> None:
+        super().__init__(app)
+        self.max_body = max_body
+
+    async def http(self, scope: Scope, state: MutableMapping[str, Any], receive: Receive, send: Send) -> None:
         path: str = scope.get("path", "")
-        state: MutableMapping[str, Any] = scope.setdefault("state", {})
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
