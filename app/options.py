@@ -7,6 +7,7 @@ form (parsing and fields), the rules line beside the table and the arena's flags
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Annotated, Any, ClassVar, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, Field, create_model
@@ -69,6 +70,14 @@ def options_model(base: type[Model], rules: type[Rules] = Rules, *, form: bool =
     model = create_model(name or base.__name__, __base__=base, **fields)
     model.rules_class = rules
     return model
+
+
+def with_rule_options(*, form: bool = False) -> Callable[[type[Model]], type[Model]]:
+    """A class decorator: the class, under its own name, with a field per option of the
+    rules (:func:`options_model`); the code reads them through :meth:`OptionsBase.rules`."""
+    def add(base: type[Model]) -> type[Model]:
+        return options_model(base, form=form)
+    return add
 
 
 def rules_lines(rules: Rules) -> list[str]:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from enum import Enum
-from typing import TYPE_CHECKING, Annotated, Any, Literal, TypeVar
+from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Request, Response, status
 from pydantic import BaseModel, ConfigDict, Field
@@ -23,7 +23,7 @@ from .. import coaching, review_view, services
 from ..deps import CurrentPlayer, SessionDep, as_player, get_session
 from ..errors import GAME_NOW, REFUSED, refusal
 from ..models import Player
-from ..options import OptionsBase, Whole, options_model
+from ..options import OptionsBase, Whole, with_rule_options
 from ..services import Context, GameNotFoundError, Outcome
 
 router = APIRouter(prefix="/api/v1", tags=["game"])
@@ -37,7 +37,8 @@ CARD_PATTERN = r"^(10|[2-9TJQKAtjqka])[CDSHcdsh♣♦♠♥]$"
 CardCode = Annotated[str, Field(pattern=CARD_PATTERN, examples=["QS", "10H"])]
 
 
-class NewGame(OptionsBase):
+@with_rule_options()  # a field per option of the rules (engine/rules.py), bounds and help included
+class GameOptions(OptionsBase):
     """A new game's options (SPEC §3); everything but the difficulty is stored in its rules."""
 
     # JSON has real numbers and booleans: "5" or false where an integer belongs is refused
@@ -54,13 +55,6 @@ class NewGame(OptionsBase):
     replaces: str | None = Field(None, max_length=32, description=(
         'the id of the game this one replaces (your current game, or "" for none); if your current game '
         "is another one by then (a repeated request), nothing is dealt and the answer is 409"))
-
-
-if TYPE_CHECKING:
-    GameOptions = NewGame
-else:
-    # and a field per option of the rules (engine/rules.py), bounds and help included
-    GameOptions = options_model(NewGame, name="GameOptions")
 
 
 class Versioned(BaseModel):

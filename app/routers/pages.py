@@ -7,7 +7,7 @@ to the page it came from.  Errors re-render the table as it really is, with the 
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 from fastapi import APIRouter, Form, Request
 from fastapi.responses import HTMLResponse, RedirectResponse, Response
@@ -20,7 +20,7 @@ from .. import coaching, i18n, options, playback, presenter, review_view, securi
 from ..deps import ContextDep, CurrentPlayer, SessionDep, get_session
 from ..errors import BadChoiceError
 from ..models import DIFFICULTIES, GameRecord, Player
-from ..options import OptionsBase, options_model
+from ..options import OptionsBase, with_rule_options
 from ..playback import TEMPLATE
 from ..services import Outcome
 
@@ -123,7 +123,8 @@ EmbedForm = Annotated[bool, Form()]
 VersionForm = Annotated[int, Form()]
 
 
-class NewGameBase(OptionsBase):
+@with_rule_options(form=True)
+class NewGameForm(OptionsBase):
     difficulty: str = ""
     practice: bool = False
     """A practice game: hints and undo, never counted in the records."""
@@ -133,12 +134,6 @@ class NewGameBase(OptionsBase):
     replaces: str | None = None
     """The table's game ("none": the empty table; an empty form field would read as absent)."""
     embed: bool = False
-
-
-if TYPE_CHECKING:
-    NewGameForm = NewGameBase
-else:
-    NewGameForm = options_model(NewGameBase, form=True, name="NewGameForm")
 
 
 @router.post("/game/new")

@@ -18,7 +18,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import AsyncIterator, Callable, Hashable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any
 
 import segno
 from fastapi import APIRouter, Form, Request
@@ -37,7 +37,7 @@ from ..deps import ContextDep, CurrentPlayer, SessionDep, as_player, get_session
 from ..errors import BadChoiceError, GameClosedError, StaleStateError, TableError, TableNotFoundError, error_page
 from ..feed import FEEDS, Snapshot
 from ..models import DIFFICULTIES, Player, utcnow
-from ..options import OptionsBase, options_model
+from ..options import OptionsBase, with_rule_options
 from ..playback import TEMPLATE
 from ..tables import TableState
 
@@ -277,16 +277,11 @@ def _answer(request: Request, session: Session, player: Player, state: TableStat
 
 # ---- opening a table ------------------------------------------------------------------------
 
-class NewTableBase(OptionsBase):
+@with_rule_options(form=True)
+class NewTableForm(OptionsBase):
     difficulty: str = "medium"
     turn_seconds: int = tables.TURN_SECONDS
     name: str = ""
-
-
-if TYPE_CHECKING:
-    NewTableForm = NewTableBase
-else:
-    NewTableForm = options_model(NewTableBase, form=True, name="NewTableForm")
 
 
 @router.post("/tables/new")

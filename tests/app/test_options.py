@@ -11,8 +11,8 @@ from fastapi import FastAPI
 from fastapi.testclient import TestClient
 
 from app.options import option_choices, options_model, rules_lines
-from app.routers.api import NewGame
-from app.routers.pages import NewGameBase
+from app.routers.api import GameOptions
+from app.routers.pages import NewGameForm
 from engine.arena import build_rules, parser
 from engine.rules import Option, Rules, RulesError, option, rule_options
 from tools import options_table
@@ -57,7 +57,7 @@ def test_a_new_flag_is_in_the_form(app: FastAPI) -> None:
     assert re.search(r'<input type="checkbox" name="moon_bonus" value="true" checked> Moon bonus</label>', html)
     assert re.search(r'name="moon_limit" value="" min="1" max="9" placeholder="none"', html)
     assert 'name="omnibus" value="true">' in html  # and the options that were there already
-    form = options_model(NewGameBase, MoonRules, form=True)
+    form = options_model(NewGameForm, MoonRules, form=True)
     rules = form.model_validate({"difficulty": "easy", "moon_bonus": "true", "moon_limit": "3", "players": "3"}).rules()
     assert rules == MoonRules(moon_bonus=True, moon_limit=3, players=3, passing=False)
     # an unticked box is not sent: off; an empty number is no limit
@@ -65,7 +65,7 @@ def test_a_new_flag_is_in_the_form(app: FastAPI) -> None:
 
 
 def test_a_new_flag_is_in_the_api_schema() -> None:
-    model = options_model(NewGame, MoonRules, name="GameOptions")
+    model = options_model(GameOptions, MoonRules)
     props = model.model_json_schema()["properties"]
     assert props["moon_bonus"]["description"] == "A moon scores a bonus." and props["moon_bonus"]["default"] is False
     assert (props["moon_limit"]["minimum"], props["moon_limit"]["maximum"]) == (1, 9)
