@@ -220,32 +220,35 @@ async def get_game(game_id: str, request: Request) -> Response:
     return await acting(request, lambda session, player, ctx: _shown(session, player, game_id, ctx))
 
 
+async def moving(request: Request, game_id: str, version: int, move: Callable[..., Outcome], *args: object) -> Response:
+    """A move on game ``game_id`` as the person saw it at ``version``: ``move`` is one of
+    :mod:`app.services`' moves, called as ``move(session, player, game_id, version, *args, ctx)``."""
+    return await acting(request, lambda session, player, ctx: answer(
+        move(session, player, game_id, version, *args, ctx)))
+
+
 @router.post("/games/{game_id}/pass", response_model=GameOut, responses=ERRORS)
 async def pass_cards(game_id: str, body: PassBody, request: Request) -> Response:
     """Pass three cards; the computer players pass too and play up to your turn."""
-    return await acting(request, lambda session, player, ctx: answer(
-        services.pass_cards(session, player, game_id, body.version, body.cards, ctx)))
+    return await moving(request, game_id, body.version, services.pass_cards, body.cards)
 
 
 @router.post("/games/{game_id}/play", response_model=GameOut, responses=ERRORS)
 async def play_card(game_id: str, body: PlayBody, request: Request) -> Response:
     """Play a card; the computer players then play up to your next turn or the end of the hand."""
-    return await acting(request, lambda session, player, ctx: answer(
-        services.play_card(session, player, game_id, body.version, body.card, ctx)))
+    return await moving(request, game_id, body.version, services.play_card, body.card)
 
 
 @router.post("/games/{game_id}/moon", response_model=GameOut, responses=ERRORS)
 async def choose_moon(game_id: str, body: MoonBody, request: Request) -> Response:
     """Shooter's choice, when you shot the moon."""
-    return await acting(request, lambda session, player, ctx: answer(
-        services.choose_moon(session, player, game_id, body.version, body.subtract, ctx)))
+    return await moving(request, game_id, body.version, services.choose_moon, body.subtract)
 
 
 @router.post("/games/{game_id}/next", response_model=GameOut, responses=ERRORS)
 async def next_round(game_id: str, body: Versioned, request: Request) -> Response:
     """Deal the next hand after a hand is over."""
-    return await acting(request, lambda session, player, ctx: answer(
-        services.next_round(session, player, game_id, body.version, ctx)))
+    return await moving(request, game_id, body.version, services.next_round)
 
 
 class HintOut(BaseModel):
