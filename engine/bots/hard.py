@@ -47,7 +47,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from ..cards import CARDS, LOW, QUEEN_OF_SPADES, SUIT_MASK, Card, CardSet, multiset_add, multiset_sub, parse_card
-from ..rules import PassDirection
+from ..rules import PassDirection, Rules
 from ..values import Phase
 from ..view import PlayerView
 from .base import BaseBot, check_view, view_round
@@ -101,6 +101,13 @@ IS-MCTS shot in 0.3% and 2% of their rounds against Hard (docs/strength.md): the
 then spent its cards on stopping moons that were not coming."""
 HUNT_PRIOR = 0.5
 """The same for an opponent who leads low spades to flush the Q♠ out."""
+PASS_MOON_PRIOR = 1.0
+"""``MOON_PRIOR`` for the pass, where nothing has shown yet who tries: every opponent may
+be one who tries the moon whenever its hand allows (and passes as one, :func:`imagined_pass`).
+What Hard passes decides whether it keeps a card that can stop a moon; with 0.25, and every
+imagined opponent passing carefully, an imagined shooter seldom had the hand to shoot.  Against
+3 shooters this took 0.67 moons per 100 rounds off (two seeds, paired, within the noise), at
+no cost in margin against them or Medium (docs/strength.md, issue 14's thirteenth session)."""
 QUIET_MOON_WEIGHT = 2.0
 """``MOON_WEIGHT`` while no opponent has shown a moon threat (one has taken every penalty
 card so far)."""
@@ -144,6 +151,17 @@ def rollout(st: SimRound, totals: Sequence[int], me: int, target: int) -> float:
     while not st.done:
         play(choose_card(st))
     return outcome(st, totals, me, target, False)
+
+
+def imagined_pass(hand: int, rules: Rules, direction: PassDirection, may_shoot: bool) -> int:
+    """An opponent's pass as Hard imagines it: one that may shoot the moon passes its three
+    lowest cards when its hand is worth an attempt (:func:`~engine.bots.shooter.moon_pass`),
+    as it would at the table; otherwise the careful player's pass."""
+    if may_shoot:
+        m = moon_pass(hand, rules)
+        if m is not None:
+            return m
+    return choose_pass_mask(hand, rules, direction)
 
 
 def after_passes(hands: Sequence[int], passes: Sequence[int], direction: PassDirection,
@@ -221,7 +239,7 @@ class OpponentModel:
         self.moon_weight = moon_weight
 
     @classmethod
-    def of(cls, view: PlayerView) -> OpponentModel:
+    def of(cls, view: PlayerView, prior: float = MOON_PRIOR) -> OpponentModel:
         n = view.players
         me = view.seat
         pen = view.rules.penalty_mask
@@ -251,7 +269,7 @@ class OpponentModel:
                     shoot[s] = 1.0
                     threat = True
             elif s != gave_strong:
-                shoot[s] = MOON_PRIOR
+                shoot[s] = prior
             hunt[s] = 1.0 if spade_lead[s] else HUNT_PRIOR
         return cls(shoot, hunt, MOON_WEIGHT if threat else QUIET_MOON_WEIGHT)
 
@@ -260,7 +278,9 @@ class OpponentModel:
         queen hunters, and the moon's weight."""
         shooters = hunters = 0
         for s, (p, h) in enumerate(zip(self.shoot, self.hunt, strict=True)):
-            if p >= 1.0 or (p > 0.0 and rng.random() < p):
+            # one number drawn for every seat with a chance, a sure one too: the sampled deals
+            # that follow do not change with the chances (the pass's and the play's differ)
+            if p > 0.0 and (rng.random() < p or p >= 1.0):
                 shooters |= 1 << s
             if h >= 1.0 or (h > 0.0 and rng.random() < h):
                 hunters |= 1 << s
@@ -323,11 +343,11 @@ class HardBot(BaseBot):
         without it every opponent may shoot and hunt, and a moon always weighs
         ``MOON_WEIGHT`` (Hard of issue 14's second session, the arena's ``hard1``)."""
 
-    def habits(self, view: PlayerView) -> Callable[[random.Random], tuple[int, int, float]]:
+    def habits(self, view: PlayerView, prior: float = MOON_PRIOR) -> Callable[[random.Random], tuple[int, int, float]]:
         """How the rollouts' opponents of one sampled deal behave (see :class:`OpponentModel`)."""
         if self.classic or not self.model:
             return lambda r: (-1, -1, MOON_WEIGHT)  # draws nothing: the same stream as before
-        return OpponentModel.of(view).draw
+        return OpponentModel.of(view, prior).draw
 
     def choose_pass(self, view: PlayerView, rng: random.Random) -> CardSet:
         """Simulate the round after each of a few promising passes (the others passing and
@@ -349,12 +369,14 @@ class HardBot(BaseBot):
         target = rules.target_score
         sampler = DealSampler(view, infer=not self.classic)
         double = rules.cancellation
-        habits = self.habits(view)
+        habits = self.habits(view, PASS_MOON_PRIOR)
 
         def sample(r: random.Random) -> tuple[list[int], list[int], tuple[int, int, float]]:
             hands = sampler.sample(r)
-            passes = [choose_pass_mask(h, rules, direction) for h in hands]
-            return hands, passes, habits(r)
+            how = habits(r)
+            passes = [imagined_pass(h, rules, direction, not self.classic and s != me and how[0] >> s & 1 == 1)
+                      for s, h in enumerate(hands)]
+            return hands, passes, how
 
         def evaluate(base: tuple[list[int], list[int], tuple[int, int, float]], j: int) -> float:
             hands, passes, how = base

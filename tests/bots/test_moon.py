@@ -246,6 +246,32 @@ def test_the_model_draws_each_deals_opponents_from_the_seed() -> None:
     assert 0.4 < share < 0.6  # seat 1 is imagined shooting in about half the deals
 
 
+def test_a_draw_uses_the_same_random_numbers_whatever_the_chances() -> None:
+    # the pass imagines every opponent trying the moon (PASS_MOON_PRIOR), the play a quarter
+    # of them: the sampled deals that follow the draw must not change with that
+    from engine.bots.hard import OpponentModel
+    sure = OpponentModel((0.0, 1.0, 1.0, 1.0), (0.0, 0.5, 0.5, 0.5), 2.0)
+    some = OpponentModel((0.0, 0.25, 0.25, 0.25), (0.0, 0.5, 0.5, 0.5), 2.0)
+    r1, r2 = random.Random(5), random.Random(5)
+    assert sure.draw(r1)[0] == 0b1110
+    some.draw(r2)
+    assert r1.random() == r2.random()
+
+
+def test_hard_imagines_a_shooter_passing_as_one() -> None:
+    from engine.bots.hard import PASS_MOON_PRIOR, OpponentModel, imagined_pass
+    from engine.bots.policy import choose_pass_mask
+    strong = mask("AC KC QC JC AD KD QD AH KH QH JH 2S 3S")
+    weak = mask("2C 5C 9C 3D 7D TD 4H 6H 8H 2S 5S 9S QS")
+    left = PassDirection.LEFT
+    assert imagined_pass(strong, Rules(), left, True) == moon_pass(strong, Rules())
+    assert imagined_pass(strong, Rules(), left, False) == choose_pass_mask(strong, Rules(), left)
+    assert imagined_pass(weak, Rules(), left, True) == choose_pass_mask(weak, Rules(), left)
+    # at the pass every opponent may be one who tries the moon (the passer of the view excepted)
+    m = OpponentModel.of(Game(Rules(), seed=21).view(1), PASS_MOON_PRIOR)
+    assert m.shoot == (1.0, 0.0, 1.0, 1.0)
+
+
 STOPPER_HANDS = [
     "AC KC QC JC TC 9C 8C AD KD QD JD TD 9D",
     "AH 5H 4H 2S 3S 4S 5S 6S 7S 2D 3D 4D 5D",
