@@ -47,7 +47,7 @@ from collections.abc import Callable, Sequence
 from typing import TypeVar
 
 from ..cards import CARDS, LOW, QUEEN_OF_SPADES, SUIT_MASK, Card, CardSet, multiset_add, multiset_sub, parse_card
-from ..rules import PassDirection, Rules
+from ..rules import PassDirection
 from ..values import Phase
 from ..view import PlayerView
 from .base import BaseBot, check_view, view_round
@@ -60,7 +60,7 @@ from .policy import (
     shoot_card,
 )
 from .sampling import DealSampler
-from .shooter import going_for_moon, moon_pass
+from .shooter import going_for_moon, moon_pass, shooter_pass
 from .sim import SimRound
 
 T = TypeVar("T")
@@ -103,7 +103,7 @@ HUNT_PRIOR = 0.5
 """The same for an opponent who leads low spades to flush the Q♠ out."""
 PASS_MOON_PRIOR = 1.0
 """``MOON_PRIOR`` for the pass, where nothing has shown yet who tries: every opponent may
-be one who tries the moon whenever its hand allows (and passes as one, :func:`imagined_pass`).
+be one who tries the moon whenever its hand allows (and passes as one, :func:`~engine.bots.shooter.shooter_pass`).
 What Hard passes decides whether it keeps a card that can stop a moon; with 0.25, and every
 imagined opponent passing carefully, an imagined shooter seldom had the hand to shoot.  Against
 3 shooters this took 0.67 moons per 100 rounds off (two seeds, paired, within the noise), at
@@ -151,17 +151,6 @@ def rollout(st: SimRound, totals: Sequence[int], me: int, target: int) -> float:
     while not st.done:
         play(choose_card(st))
     return outcome(st, totals, me, target, False)
-
-
-def imagined_pass(hand: int, rules: Rules, direction: PassDirection, may_shoot: bool) -> int:
-    """An opponent's pass as Hard imagines it: one that may shoot the moon passes its three
-    lowest cards when its hand is worth an attempt (:func:`~engine.bots.shooter.moon_pass`),
-    as it would at the table; otherwise the careful player's pass."""
-    if may_shoot:
-        m = moon_pass(hand, rules)
-        if m is not None:
-            return m
-    return choose_pass_mask(hand, rules, direction)
 
 
 def after_passes(hands: Sequence[int], passes: Sequence[int], direction: PassDirection,
@@ -374,8 +363,9 @@ class HardBot(BaseBot):
         def sample(r: random.Random) -> tuple[list[int], list[int], tuple[int, int, float]]:
             hands = sampler.sample(r)
             how = habits(r)
-            passes = [imagined_pass(h, rules, direction, not self.classic and s != me and how[0] >> s & 1 == 1)
-                      for s, h in enumerate(hands)]
+            # an opponent that may shoot passes as a shooter would (its high cards kept)
+            passes = [shooter_pass(h, rules, direction) if not self.classic and s != me and how[0] >> s & 1
+                      else choose_pass_mask(h, rules, direction) for s, h in enumerate(hands)]
             return hands, passes, how
 
         def evaluate(base: tuple[list[int], list[int], tuple[int, int, float]], j: int) -> float:

@@ -9,13 +9,9 @@ otherwise it plays like Medium.  It decides from its own view only, like every b
 
 from __future__ import annotations
 
-import random
-
-from ..cards import CARDS, LOW, SUIT_MASK, Card, CardSet, add_card, iter_cards
-from ..rules import Rules
-from ..values import Phase
-from ..view import PlayerView
-from .base import BaseBot, check_view, view_round
+from ..cards import LOW, SUIT_MASK, add_card, iter_cards
+from ..rules import PassDirection, Rules
+from .medium import MediumBot
 from .policy import choose_card, choose_pass_mask, expected_winners, only_taker, shoot_card
 from .sim import SimRound
 
@@ -61,21 +57,20 @@ def moon_pass(hand: int, rules: Rules) -> int | None:
     return None
 
 
-class ShooterBot(BaseBot):
+def shooter_pass(hand: int, rules: Rules, direction: PassDirection) -> int:
+    """A shooter's pass: :func:`moon_pass` when the hand is worth a moon attempt, otherwise
+    the careful player's (Hard imagines its opponents that may shoot passing so too)."""
+    m = moon_pass(hand, rules)
+    return choose_pass_mask(hand, rules, direction) if m is None else m
+
+
+class ShooterBot(MediumBot):
+    """Medium, except that it goes for the moon whenever it is plausible."""
+
     name = "shooter"
 
-    def choose_pass(self, view: PlayerView, rng: random.Random) -> CardSet:
-        check_view(view, Phase.PASS)
-        m = moon_pass(view.hand.mask, view.rules)
-        if m is None:
-            m = choose_pass_mask(view.hand.mask, view.rules, view.pass_direction)
-        return CardSet.from_mask(m)
+    def pass_mask(self, hand: int, rules: Rules, direction: PassDirection) -> int:
+        return shooter_pass(hand, rules, direction)
 
-    def choose_play(self, view: PlayerView, rng: random.Random) -> Card:
-        check_view(view, Phase.PLAY)
-        if not view.legal:
-            raise ValueError("it is not this seat's turn to play")
-        st = view_round(view)
-        if going_for_moon(st, view.seat):
-            return CARDS[shoot_card(st)]
-        return CARDS[choose_card(st)]
+    def card(self, st: SimRound, seat: int) -> int:
+        return shoot_card(st) if going_for_moon(st, seat) else choose_card(st)

@@ -259,14 +259,15 @@ def test_a_draw_uses_the_same_random_numbers_whatever_the_chances() -> None:
 
 
 def test_hard_imagines_a_shooter_passing_as_one() -> None:
-    from engine.bots.hard import PASS_MOON_PRIOR, OpponentModel, imagined_pass
+    from engine.bots.hard import PASS_MOON_PRIOR, OpponentModel
     from engine.bots.policy import choose_pass_mask
+    from engine.bots.shooter import shooter_pass
     strong = mask("AC KC QC JC AD KD QD AH KH QH JH 2S 3S")
     weak = mask("2C 5C 9C 3D 7D TD 4H 6H 8H 2S 5S 9S QS")
     left = PassDirection.LEFT
-    assert imagined_pass(strong, Rules(), left, True) == moon_pass(strong, Rules())
-    assert imagined_pass(strong, Rules(), left, False) == choose_pass_mask(strong, Rules(), left)
-    assert imagined_pass(weak, Rules(), left, True) == choose_pass_mask(weak, Rules(), left)
+    assert shooter_pass(strong, Rules(), left) == moon_pass(strong, Rules())
+    assert shooter_pass(strong, Rules(), left) != choose_pass_mask(strong, Rules(), left)
+    assert shooter_pass(weak, Rules(), left) == choose_pass_mask(weak, Rules(), left)
     # at the pass every opponent may be one who tries the moon (the passer of the view excepted)
     m = OpponentModel.of(Game(Rules(), seed=21).view(1), PASS_MOON_PRIOR)
     assert m.shoot == (1.0, 0.0, 1.0, 1.0)
