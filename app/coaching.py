@@ -87,11 +87,16 @@ def undo(session: Session, player: Player, game_id: str | None, version: int, ct
 
 @dataclass(frozen=True)
 class HintAnswer:
+    """Hard's choice for the person's turn, in the game as it was read."""
+
     record: GameRecord
     game: Game
     cards: tuple[str, ...]
+    """The card codes to pass or the one to play."""
     reason: str
+    """Why, as a code (:data:`app.review_view.REASONS`)…"""
     values: dict[str, Any]
+    """… and the values its sentence names (a suit, a card)."""
 
 
 def hint(session: Session, player: Player, game_id: str | None, version: int, ctx: Context = HERE) -> HintAnswer:

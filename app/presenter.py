@@ -820,11 +820,17 @@ class FinalParts:
 
     table: Table
     backs: tuple[SeatView, ...]
+    """The seats whose backs of cards change."""
     plates: tuple[SeatView, ...]
+    """The seats whose plate changes (name, cards, score, whose turn)."""
     center: bool
+    """The trick in the middle, or the passing hint and its arrow, changes."""
     status: bool
+    """The status line or whether it is the person's turn changes."""
     info: bool
+    """The hand's number or whether hearts are broken changes."""
     felt: bool
+    """What the reading keys say (L, S) or the phase changes."""
     hand: bool
     """The person's hand form (its cards, their mode, the strip, the pass bar)."""
 

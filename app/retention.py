@@ -44,11 +44,18 @@ BUCKET_IDLE_S = 24 * 3600
 
 @dataclass
 class Removed:
+    """What one pass deleted (or, with ``dry_run``, would delete)."""
+
     games: int = 0
+    """Games left unfinished past the retention period."""
     tables: int = 0
+    """Closed tables for friends, with their seats."""
     players: int = 0
+    """Anonymous players idle past the period, with their games…"""
     records: int = 0
+    """… and their personal records."""
     buckets: int = 0
+    """Rate-limit buckets idle for a day."""
 
     def __str__(self) -> str:
         return (f"{self.games} unfinished games, {self.players} idle players ({self.records} records), "

@@ -87,20 +87,31 @@ def hint_view(cards: tuple[str, ...], reason: str, values: dict[str, Any], view:
 
 @dataclass(frozen=True)
 class ReviewPlay:
+    """One card of a reviewed trick."""
+
     face: CardFace
     seat: str
+    """The name of the seat that played it, as the viewer sees the table."""
     you: bool
+    """Played by the person reviewing."""
     winner: bool
+    """The card that took the trick."""
 
 
 @dataclass(frozen=True)
 class ReviewStep:
+    """The pass or one trick of the reviewed hand, with the rating of the person's decision."""
+
     title: str
+    """"The pass" or "Trick 3"."""
     plays: tuple[ReviewPlay, ...]
     """The trick's cards in play order (none for the pass)."""
     passed: tuple[CardFace, ...]
+    """The cards the person passed (none for a trick)."""
     leader: str
+    """"North led" ("" for the pass)."""
     winner: str
+    """"North took it", or "cancelled" (Cancellation Hearts); "" for the pass."""
     label: str
     """``best``, ``good``, …, or "" when the person had no decision in this step."""
     label_text: str
@@ -118,7 +129,9 @@ class ReviewView:
     """1-based."""
     steps: tuple[ReviewStep, ...]
     lost: str
+    """The expected points the person's decisions lost in the hand, as the page writes it."""
     lost_text: str
+    """The same in a sentence."""
     blunders: int
 
 
@@ -193,14 +206,19 @@ def _won_with(trick: Any, i: int, n: int) -> bool:
 
 @dataclass(frozen=True)
 class ChartLine:
+    """One player's totals, hand by hand, as a line of the chart."""
+
     name: str
     short: str
+    """The name's short form, written at the line's end."""
     points: str
     """The SVG polyline's points."""
     you: bool
     series: int
+    """The seat: the line's colour (``series-N`` in the style sheet)."""
     last_x: float
     last_y: float
+    """Where the line ends, for its label."""
 
 
 @dataclass(frozen=True)

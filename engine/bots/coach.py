@@ -74,12 +74,18 @@ class Rating:
     trick: int
     """The trick's number (1..) for a play, 0 for the pass."""
     chosen: tuple[str, ...]
+    """The card codes the person chose (one for a play, the pass's cards)."""
     best: tuple[str, ...]
+    """The candidate with the fewest expected points (the same as ``chosen`` when it was best)."""
     chosen_points: float
     best_points: float
+    """The points the person is expected to take in the hand after each."""
     label: str
+    """The word for the difference (:func:`label`): ``best``, ``good``, …, ``blunder``."""
     samples: int
+    """The deals the rating imagined."""
     seconds: float
+    """The CPU seconds it took."""
 
     @property
     def lost(self) -> float:
