@@ -34,7 +34,7 @@ from .hardis import HardISBot
 from .policy import choose_pass_mask, hard_pass_candidates, moon_subtract
 from .sampling import DealSampler
 from .shooter import moon_pass
-from .sim import SimRound
+from .sim import SimRound, view_dealer
 
 LABELS: tuple[tuple[float, str], ...] = ((0.25, "best"), (1.0, "good"), (2.5, "inaccuracy"), (5.0, "mistake"))
 """A decision losing less than the first number of expected points (against the best
@@ -146,8 +146,10 @@ def rate_play(view: PlayerView, card: Card, rng: random.Random, samples: int = S
     sampler = DealSampler(view, infer=True)
     me, totals, target = view.seat, view.totals, view.rules.target_score
 
+    deal = view_dealer(view)
+
     def sample(r: random.Random) -> SimRound:
-        return SimRound.from_view(view, sampler.sample(r))
+        return deal(sampler.sample(r))
 
     def evaluate(base: SimRound, j: int) -> float:
         st = base.copy()

@@ -61,7 +61,7 @@ from .policy import (
 )
 from .sampling import DealSampler
 from .shooter import going_for_moon, moon_pass, shooter_pass
-from .sim import SimRound
+from .sim import SimRound, view_dealer
 
 T = TypeVar("T")
 DROP_Z = 3.0
@@ -400,9 +400,10 @@ class HardBot(BaseBot):
         target = view.rules.target_score
 
         habits = self.habits(view)
+        deal = view_dealer(view)
 
         def sample(r: random.Random) -> tuple[SimRound, tuple[int, int, float]]:
-            return SimRound.from_view(view, sampler.sample(r)), habits(r)
+            return deal(sampler.sample(r)), habits(r)
 
         def evaluate(base: tuple[SimRound, tuple[int, int, float]], j: int) -> float:
             st = base[0].copy()

@@ -47,7 +47,7 @@ from .hard import HardBot, outcome, play_out_aware
 from .policy import choose_card, shoot_card
 from .sampling import DealSampler
 from .shooter import going_for_moon
-from .sim import SimRound
+from .sim import SimRound, view_dealer
 
 IS_BUDGET = 60000
 """Simulated card plays per play decision."""
@@ -147,13 +147,14 @@ class HardISBot(HardBot):
         log = math.log
         sqrt = math.sqrt
         root = Node(-1)
+        deal = view_dealer(view)
         root_moves = cands
         start = time.thread_time()
         for i in range(iterations):
             if i and not i % SETTLED_EVERY and (settled(root, iterations - i)
                                                  or time.thread_time() - start > self.max_seconds):
                 break
-            st = SimRound.from_view(view, sampler.sample(rng))
+            st = deal(sampler.sample(rng))
             shooters, hunters, moon_weight = habits(rng)
             node = root
             path = []

@@ -7,12 +7,13 @@ decision.  ``tests/bots/test_sim.py`` checks it against the engine move by move.
 
 It never sees a Game: a round starts either from dealt hands (:meth:`SimRound.start`) or
 from a seat's :class:`~engine.view.PlayerView` plus hands imagined for the other seats
-(:meth:`SimRound.from_view`).
+(:meth:`SimRound.from_view`; a search that imagines many deals of one view reads it once,
+with :func:`view_dealer`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 from ..cards import HEARTS, LOW, SUIT_MASK, remove_card
@@ -134,13 +135,19 @@ class SimRound:
     def from_view(cls, view: PlayerView, hands: Sequence[int]) -> SimRound:
         """The round as ``view`` sees it, with ``hands`` as every seat's cards now
         (the viewer's own hand and imagined hands for the others)."""
+        return view_dealer(view)(hands)
+
+    @classmethod
+    def _read(cls, view: PlayerView) -> tuple[SimRound, tuple[int, int, int]]:
+        """The round as ``view`` sees it but for the hands, and what the cards played so far
+        count for :meth:`_count_in_play`."""
         t = table(view.rules)
         n = t.n
         pts = t.pts
         pen = t.pen_mask
         st = cls.__new__(cls)
         st.t = t
-        st.hands = list(hands)
+        st.hands = [0] * n
         st.trick = [int(c) for c in view.trick]
         st.ntricks = len(view.tricks)
         st.first_lead = -1 if view.first_lead is None else int(view.first_lead)
@@ -148,10 +155,10 @@ class SimRound:
         st.taken = list(view.taken_points)
         pen_taken = [0] * n
         pen_points = [0] * n
-        every = list(hands)
+        gone: list[int] = []
         played = 0
         for tr in view.tricks:
-            every.extend(1 << c for c in tr.cards)
+            gone.extend(1 << c for c in tr.cards)
             for c in tr.cards:
                 played |= 1 << c
             w = tr.winner
@@ -162,7 +169,7 @@ class SimRound:
                         pen_points[w] += pts[c]
         st.tmask = 0
         for x in st.trick:
-            every.append(1 << x)
+            gone.append(1 << x)
             played |= 1 << x
             st.tmask |= 1 << x
         st.pen_taken = pen_taken
@@ -184,16 +191,16 @@ class SimRound:
                 st.best_seat = (leader + i) % n
         st.done = False
         st.shooter = -1
-        st._count_in_play(every)
-        return st
+        st._count_in_play(gone)
+        return st, (st.inplay, st.pen_in_play, st.moon_value)
 
-    def _count_in_play(self, masks: list[int]) -> None:
+    def _count_in_play(self, masks: Sequence[int], before: tuple[int, int, int] = (0, 0, 0)) -> None:
+        """``inplay``, ``pen_in_play`` and ``moon_value`` of the cards in ``masks`` and
+        those counted ``before``."""
         t = self.t
         pen = t.pen_mask
         pts = t.pts
-        inplay = 0
-        k = 0
-        value = 0
+        inplay, k, value = before
         for m in masks:
             inplay |= m
             p = m & pen
@@ -363,6 +370,21 @@ class SimRound:
             return [p - 2 * v if i == s else p for i, p in enumerate(self.taken)]
         return [p - v if i == s else p + v for i, p in enumerate(self.taken)]
 
+
+def view_dealer(view: PlayerView) -> Callable[[Sequence[int]], SimRound]:
+    """``SimRound.from_view(view, hands)`` for the many deals a search samples for one view:
+    the view is read and its played cards counted once; a deal copies that round and
+    counts only its hands (they may hold different cards from one deal to the next: with
+    two decks, the cards left out of the deal are unknown)."""
+    read, gone = SimRound._read(view)
+
+    def deal(hands: Sequence[int]) -> SimRound:
+        st = read.copy()
+        st.hands = list(hands)
+        st._count_in_play(hands, gone)
+        return st
+
+    return deal
 
 def _bits(mask: int) -> list[int]:
     out = []

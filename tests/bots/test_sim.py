@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import random
+from collections.abc import Iterator
 
 import pytest
 
-from engine import Game, Phase
-from engine.bots.sim import SimRound
+from engine import Game, Phase, Rules
+from engine.bots.sampling import DealSampler
+from engine.bots.sim import SimRound, view_dealer
 from engine.cards import LOW, cards_of, iter_cards
 
 from .helpers import VARIANTS
@@ -41,6 +43,24 @@ def _play_both(game: Game, st: SimRound, rng: random.Random) -> None:
         assert st.points() == list(game.round_points[-1])
 
 
+def _mid_rounds(rules: Rules, rng: random.Random, seeds: int) -> Iterator[Game]:
+    """Games after random passes and a random number of random cards (those whose round
+    ended meanwhile left out)."""
+    for seed in range(seeds):
+        game = Game(rules, seed=seed)
+        _random_passes(game, rng)
+        for _ in range(rng.randrange(0, len(rules.deck) // 2)):
+            if game.phase is not Phase.PLAY:
+                break
+            game.play(game.turn, rng.choice(cards_of(game.legal_mask)))  # type: ignore[arg-type]
+        if game.phase is Phase.PLAY:
+            yield game
+
+
+def _fields(st: SimRound) -> dict[str, object]:
+    return {name: getattr(st, name) for name in SimRound.__slots__}
+
+
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_sim_matches_engine_from_the_deal(variant: str) -> None:
     rules = VARIANTS[variant]
@@ -58,19 +78,36 @@ def test_sim_matches_engine_from_a_view_mid_round(variant: str) -> None:
     """A round rebuilt from a seat's view plus the true hands plays on exactly like the game."""
     rules = VARIANTS[variant]
     rng = random.Random("mid " + variant)
-    for seed in range(40):
-        game = Game(rules, seed=seed)
-        _random_passes(game, rng)
-        for _ in range(rng.randrange(0, len(rules.deck) // 2)):
-            if game.phase is not Phase.PLAY:
-                break
-            game.play(game.turn, rng.choice(cards_of(game.legal_mask)))  # type: ignore[arg-type]
-        if game.phase is not Phase.PLAY:
-            continue
+    for game in _mid_rounds(rules, rng, 40):
         st = SimRound.from_view(game.view(game.turn), game.hands)  # type: ignore[arg-type]
         assert st.moon_value == game.moon_value
         assert st.pen_in_play == game._penalty_in_play
         _play_both(game, st, rng)
+
+
+@pytest.mark.parametrize("variant", sorted(VARIANTS))
+def test_a_redealt_round_is_the_round_read_from_the_view(variant: str) -> None:
+    """A search reads a view once and deals it many times: each deal is what a fresh reading
+    of the view with those hands gives, playing one deal changes no other, and the true
+    hands count the cards in play as the engine does."""
+    rules = VARIANTS[variant]
+    rng = random.Random("redeal " + variant)
+    for game in _mid_rounds(rules, rng, 30):
+        view = game.view(game.turn)  # type: ignore[arg-type]
+        sampler = DealSampler(view, infer=True)
+        deal = view_dealer(view)
+        first = deal(sampler.sample(rng))
+        kept = {name: value[:] if isinstance(value, list) else value for name, value in _fields(first).items()}
+        first.play(cards_of(first.legal())[0])
+        for _ in range(4):
+            hands = sampler.sample(rng)
+            got, expected = deal(hands), SimRound.from_view(view, hands)
+            assert _fields(got) == _fields(expected)
+        assert deal(kept["hands"]).hands == kept["hands"]
+        again = deal(kept["hands"])
+        assert _fields(again) == kept
+        truth = deal(game.hands)  # type: ignore[arg-type]
+        assert (truth.moon_value, truth.pen_in_play) == (game.moon_value, game._penalty_in_play)
 
 
 def test_moons_occur_and_agree() -> None:
