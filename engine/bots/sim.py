@@ -138,9 +138,9 @@ class SimRound:
         return view_dealer(view)(hands)
 
     @classmethod
-    def _read(cls, view: PlayerView) -> tuple[SimRound, tuple[int, int, int]]:
-        """The round as ``view`` sees it but for the hands, and what the cards played so far
-        count for :meth:`_count_in_play`."""
+    def _read(cls, view: PlayerView) -> SimRound:
+        """The round as ``view`` sees it with every hand empty: its ``inplay``,
+        ``pen_in_play`` and ``moon_value`` count only the cards played so far."""
         t = table(view.rules)
         n = t.n
         pts = t.pts
@@ -192,7 +192,7 @@ class SimRound:
         st.done = False
         st.shooter = -1
         st._count_in_play(gone)
-        return st, (st.inplay, st.pen_in_play, st.moon_value)
+        return st
 
     def _count_in_play(self, masks: Sequence[int], before: tuple[int, int, int] = (0, 0, 0)) -> None:
         """``inplay``, ``pen_in_play`` and ``moon_value`` of the cards in ``masks`` and
@@ -376,7 +376,8 @@ def view_dealer(view: PlayerView) -> Callable[[Sequence[int]], SimRound]:
     the view is read and its played cards counted once; a deal copies that round and
     counts only its hands (they may hold different cards from one deal to the next: with
     two decks, the cards left out of the deal are unknown)."""
-    read, gone = SimRound._read(view)
+    read = SimRound._read(view)
+    gone = (read.inplay, read.pen_in_play, read.moon_value)
 
     def deal(hands: Sequence[int]) -> SimRound:
         st = read.copy()
@@ -385,6 +386,7 @@ def view_dealer(view: PlayerView) -> Callable[[Sequence[int]], SimRound]:
         return st
 
     return deal
+
 
 def _bits(mask: int) -> list[int]:
     out = []
