@@ -6,22 +6,11 @@ import random
 
 import pytest
 
-from engine import (
-    CardSet,
-    Game,
-    IllegalMoveError,
-    MoonMove,
-    NextRound,
-    NotYourTurnError,
-    Phase,
-    Rank,
-    Rules,
-    WrongPhaseError,
-    dumps,
-    loads,
-)
+from engine import CardSet, Game, Phase, Rank, Rules, dumps, loads
 from engine import events as ev
+from engine.errors import IllegalMoveError, NotYourTurnError, WrongPhaseError
 from engine.events import Event
+from engine.moves import MoonMove, NextRound
 
 from .helpers import deal, play_policy, play_round, snapshot
 
