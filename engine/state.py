@@ -61,12 +61,6 @@ class Game:
         n = rules.players
         self.players = n
         self._deals: list[list[int]] = [self._check_deal([_as_mask(h) for h in d]) for d in (deals or ())]
-        self._double = rules.cancellation
-        self._points = rules.card_points
-        self._penalty = rules.penalty_mask
-        self._breaks = rules.breaks_hearts
-        self._first_forbidden = rules.first_trick_forbidden
-        self._may_lead_hearts = rules.no_breaking
         self.totals = [0] * n
         self.round_points: list[tuple[int, ...]] = []
         self.shooters: list[int | None] = []
@@ -116,7 +110,7 @@ class Game:
             for i in range(n):
                 # the k-th card goes to the k-th seat from the dealer's left
                 cards = dealt[i::n]
-                if self._double:
+                if r.cancellation:
                     h = 0
                     for c in cards:
                         h = add_card(h, c)
@@ -125,12 +119,12 @@ class Game:
                 hands[(start + i) % n] = h
         self.hands = hands
         self.dealt = list(hands)
-        if self._double:
+        if r.cancellation:
             in_play = 0
             for h in hands:
                 in_play = multiset_add(in_play, h)
-            pen = self._penalty
-            self.moon_value = sum(self._points[c] for c in iter_cards(in_play) if pen >> c & 1)
+            pen = r.penalty_mask
+            self.moon_value = sum(r.card_points[c] for c in iter_cards(in_play) if pen >> c & 1)
             self._penalty_in_play = sum(1 for c in iter_cards(in_play) if pen >> c & 1)
         else:  # one deck is always dealt out whole
             self.moon_value = r.moon_value
@@ -201,13 +195,13 @@ class Game:
             if follow:
                 return follow
             if not self.tricks:  # first trick: no points unless that is all there is
-                safe = hand & ~self._first_forbidden
+                safe = hand & ~self.rules.first_trick_forbidden
                 if safe:
                     return safe
             return hand
         if not self.tricks and self.first_lead is not None:
             return 1 << self.first_lead  # the lowest club in play opens the round
-        if not self.hearts_broken and not self._may_lead_hearts:
+        if not self.hearts_broken and not self.rules.no_breaking:
             rest = hand & ~HEARTS  # hearts may not be led before they are broken…
             if rest:
                 return rest
@@ -296,7 +290,7 @@ class Game:
         for s, p in enumerate(passes):
             t = d.target(s, n)
             self.received[t] = p
-            hands[t] = multiset_add(hands[t], p) if self._double else hands[t] | p
+            hands[t] = multiset_add(hands[t], p) if self.rules.cancellation else hands[t] | p
         self.hands = hands
         events.append(ev.PassesExchanged(d))
         self._begin_play()
@@ -344,7 +338,7 @@ class Game:
     def _advance(self, seat: int, card: Card, events: list[ev.Event]) -> None:
         """Put a card already checked as legal on the table (shared by :meth:`play`
         and :meth:`playout`)."""
-        if self._double:
+        if self.rules.cancellation:
             self.hands[seat] = remove_card(self.hands[seat], card)
         else:
             self.hands[seat] ^= 1 << card
@@ -354,21 +348,21 @@ class Game:
         if trick:
             if suit != self._led:
                 self.voids[seat] |= 1 << self._led
-                if not self.tricks and self._first_forbidden >> card & 1:
+                if not self.tricks and self.rules.first_trick_forbidden >> card & 1:
                     # only point cards left on the first trick: no diamonds either, and with
                     # one deck the Q♠ was the last spade (two decks: the other Q♠ may remain)
-                    last_spade = suit == Suit.SPADES and not self._double
+                    last_spade = suit == Suit.SPADES and not self.rules.cancellation
                     self.voids[seat] |= 1 << Suit.DIAMONDS | (1 << Suit.SPADES if last_spade else 0)
             elif card > self._best:
                 self._best = card
                 self._best_seat = seat
         else:
-            if suit == Suit.HEARTS and not self.hearts_broken and not self._may_lead_hearts:
+            if suit == Suit.HEARTS and not self.hearts_broken and not self.rules.no_breaking:
                 self.voids[seat] |= 0b0111  # led a heart before they broke: holds only hearts
             self._led = suit
             self._best = card
             self._best_seat = seat
-        if not self.hearts_broken and self._breaks >> card & 1:
+        if not self.hearts_broken and self.rules.breaks_hearts >> card & 1:
             self.hearts_broken = True
             events.append(ev.HeartsBroken(seat, card))
         trick.append(card)
@@ -399,7 +393,7 @@ class Game:
         cards = tuple(trick)
         last = not self.hands[leader]
         winner: int | None = self._best_seat
-        if self._double:
+        if self.rules.cancellation:
             counts = Counter(cards)
             live = [c for c in cards if counts[c] == 1 and c // 13 == self._led]
             if live:
@@ -423,11 +417,12 @@ class Game:
         pts = 0
         pen = 0
         taken: int = self.taken[winner]
+        r = self.rules
         for c in cards + carried:
-            pts += self._points[c]
-            if self._penalty >> c & 1:
+            pts += r.card_points[c]
+            if r.penalty_mask >> c & 1:
                 pen += 1
-            taken = add_to(taken, c, self._double)
+            taken = add_to(taken, c, r.cancellation)
         self.taken[winner] = taken
         self.taken_points[winner] += pts
         self._taken_penalty[winner] += pen

@@ -219,28 +219,13 @@ class SimRound:
 
     def copy(self) -> SimRound:
         st = SimRound.__new__(SimRound)
-        st.t = self.t
-        st.hands = self.hands[:]
-        st.trick = self.trick[:]
-        st.tmask = self.tmask
-        st.leader = self.leader
-        st.turn = self.turn
-        st.led = self.led
-        st.best = self.best
-        st.best_seat = self.best_seat
-        st.broken = self.broken
-        st.ntricks = self.ntricks
-        st.first_lead = self.first_lead
-        st.taken = self.taken[:]
-        st.pen_taken = self.pen_taken[:]
-        st.pen_points = self.pen_points[:]
-        st.pot = self.pot[:]
-        st.played = self.played
-        st.inplay = self.inplay
-        st.pen_in_play = self.pen_in_play
-        st.moon_value = self.moon_value
-        st.done = self.done
-        st.shooter = self.shooter
+        (st.t, st.tmask, st.leader, st.turn, st.led, st.best, st.best_seat, st.broken, st.ntricks, st.first_lead,
+         st.played, st.inplay, st.pen_in_play, st.moon_value, st.done, st.shooter) = (
+            self.t, self.tmask, self.leader, self.turn, self.led, self.best, self.best_seat, self.broken,
+            self.ntricks, self.first_lead, self.played, self.inplay, self.pen_in_play, self.moon_value, self.done,
+            self.shooter)
+        st.hands, st.trick, st.taken = self.hands[:], self.trick[:], self.taken[:]
+        st.pen_taken, st.pen_points, st.pot = self.pen_taken[:], self.pen_points[:], self.pot[:]
         return st
 
     # ---- rules ---------------------------------------------------------------------------
