@@ -10,11 +10,11 @@ from tools import loadtest, tables_load
 
 def test_the_machines_cpu_time_counts_what_this_process_burns() -> None:
     before, own = tables_load.machine_busy_s(), time.process_time()
-    deadline = time.monotonic() + 0.3
-    while time.monotonic() < deadline:
+    # burn a fixed amount of this process's CPU, however busy the machine is (spinning for a
+    # fixed wall time burnt less than asked beside other work)
+    while time.process_time() - own < 0.25:
         pass
     burnt = time.process_time() - own
-    assert burnt > 0.2
     # the whole machine's CPU time grew by at least what this process spent (ticks of 10 ms)
     assert tables_load.machine_busy_s() - before >= burnt - 0.05
 
