@@ -338,7 +338,8 @@ class Game:
     def _advance(self, seat: int, card: Card, events: list[ev.Event]) -> None:
         """Put a card already checked as legal on the table (shared by :meth:`play`
         and :meth:`playout`)."""
-        if self.rules.cancellation:
+        r = self.rules
+        if r.cancellation:
             self.hands[seat] = remove_card(self.hands[seat], card)
         else:
             self.hands[seat] ^= 1 << card
@@ -348,21 +349,21 @@ class Game:
         if trick:
             if suit != self._led:
                 self.voids[seat] |= 1 << self._led
-                if not self.tricks and self.rules.first_trick_forbidden >> card & 1:
+                if not self.tricks and r.first_trick_forbidden >> card & 1:
                     # only point cards left on the first trick: no diamonds either, and with
                     # one deck the Q♠ was the last spade (two decks: the other Q♠ may remain)
-                    last_spade = suit == Suit.SPADES and not self.rules.cancellation
+                    last_spade = suit == Suit.SPADES and not r.cancellation
                     self.voids[seat] |= 1 << Suit.DIAMONDS | (1 << Suit.SPADES if last_spade else 0)
             elif card > self._best:
                 self._best = card
                 self._best_seat = seat
         else:
-            if suit == Suit.HEARTS and not self.hearts_broken and not self.rules.no_breaking:
+            if suit == Suit.HEARTS and not self.hearts_broken and not r.no_breaking:
                 self.voids[seat] |= 0b0111  # led a heart before they broke: holds only hearts
             self._led = suit
             self._best = card
             self._best_seat = seat
-        if not self.hearts_broken and self.rules.breaks_hearts >> card & 1:
+        if not self.hearts_broken and r.breaks_hearts >> card & 1:
             self.hearts_broken = True
             events.append(ev.HeartsBroken(seat, card))
         trick.append(card)
@@ -386,6 +387,7 @@ class Game:
         return IllegalMoveError("hearts are not broken", "hearts_not_broken")
 
     def _end_trick(self, events: list[ev.Event]) -> None:
+        r = self.rules
         n = self.players
         trick = self.trick
         leader: int = self.leader  # type: ignore[assignment]
@@ -393,7 +395,7 @@ class Game:
         cards = tuple(trick)
         last = not self.hands[leader]
         winner: int | None = self._best_seat
-        if self.rules.cancellation:
+        if r.cancellation:
             counts = Counter(cards)
             live = [c for c in cards if counts[c] == 1 and c // 13 == self._led]
             if live:
@@ -417,7 +419,6 @@ class Game:
         pts = 0
         pen = 0
         taken: int = self.taken[winner]
-        r = self.rules
         for c in cards + carried:
             pts += r.card_points[c]
             if r.penalty_mask >> c & 1:
