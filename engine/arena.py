@@ -340,21 +340,60 @@ def compare(results: list[dict[str, Any]], lineups: list[list[str]]) -> dict[str
     """``--paired``: the second line-up's first seat type against the first's, deal by deal
     (the same cards, the same seats): the difference of their margins and of the moons they
     suffered, with 95% confidence intervals over deals."""
-    a, b = lineups[0][0], lineups[1][0]
+    return paired(lineups[0][0], lineups[1][0], [(r["lineups"][0], r["lineups"][1]) for r in results])
+
+
+def paired(a: str, b: str, pairs: Sequence[tuple[dict[str, Any], dict[str, Any]]]) -> dict[str, Any]:
+    """Seat type ``b`` against ``a`` over ``pairs`` of one deal's line-ups (``a``'s, ``b``'s)."""
     dm: list[float] = []
     ds: list[float] = []
-    for r in results:
-        ra, rb = r["lineups"]
+    for ra, rb in pairs:
         ma = deal_values(ra, a)[1]
         mb = deal_values(rb, b)[1]
         if ma is None or mb is None:
-            raise ValueError("--paired needs other seat types beside the one compared")
+            raise ValueError("a paired comparison needs other seat types beside the one compared")
         dm.append(mb - ma)
         ds.append(100 * (deal_moons(rb, b)[1] / deal_moons(rb, b)[3] - deal_moons(ra, a)[1] / deal_moons(ra, a)[3]))
     m, lo, hi = _mean_ci(dm)
     sm, slo, shi = _mean_ci(ds)
     return {"subject": b, "baseline": a, "margin_diff": round(m, 3), "margin_diff_ci95": [round(lo, 3), round(hi, 3)],
             "suffered_per_100_diff": round(sm, 2), "suffered_per_100_diff_ci95": [round(slo, 2), round(shi, 2)]}
+
+
+def compare_saved(baseline: str, subject: str) -> dict[str, Any]:
+    """``--compare BASELINE SUBJECT``: two runs saved with ``--save`` on the same deals (seed,
+    rules and the other seats the same), the first seat type of the subject's against the
+    baseline's, deal by deal over the deals both have finished.  Its figures (the
+    :func:`paired` ones, each run's margin over those deals) are those of ``--paired``
+    without playing the baseline again; a run with IS-MCTS seats does not replay the same,
+    so there only the cards are shared."""
+    runs = []
+    for path in (baseline, subject):
+        head, results, _ = read_saved(path)
+        if head is None or not results:
+            raise ValueError(f"{path}: no arena run saved there (or no deal finished yet)")
+        runs.append((head, {r["deal"]: r["lineups"][0] for r in results}))
+    (ha, da), (hb, db) = runs
+    for key in ("seed", "rules"):
+        if ha[key] != hb[key]:
+            raise ValueError(f"the two runs were not played on the same deals: their {key} differs")
+    a, b = ha["seats"][0], hb["seats"][0]
+    if ha["seats"][1:] != hb["seats"][1:]:
+        raise ValueError(f"the other seats differ: {','.join(ha['seats'][1:])} against {','.join(hb['seats'][1:])}")
+    common = sorted(set(da) & set(db))
+    if len(common) < 2:
+        raise ValueError("the two runs have fewer than two finished deals in common")
+    result = paired(a, b, [(da[k], db[k]) for k in common])
+    if a == b:
+        result["subject"] = f"{b} ({subject})"
+        result["baseline"] = f"{a} ({baseline})"
+    for name, kind, deals in (("baseline_margin", a, da), ("subject_margin", b, db)):
+        margins = [deal_values(deals[k], kind)[1] for k in common]
+        m, lo, hi = _mean_ci([x for x in margins if x is not None])
+        result[name] = round(m, 3)
+        result[name + "_ci95"] = [round(lo, 3), round(hi, 3)]
+    result["deals"] = len(common)
+    return result
 
 
 def format_table(summary: dict[str, Any]) -> str:
@@ -431,6 +470,10 @@ def parser(rules: type[Rules] = Rules) -> argparse.ArgumentParser:
                         "flushed), then the result; if PATH holds this run already (stopped or shorter), the "
                         "deals in it are kept and only the others played")
     p.add_argument("--report", metavar="PATH", help="print the result of a run saved with --save (even unfinished)")
+    p.add_argument("--compare", nargs=2, metavar=("BASELINE", "SUBJECT"),
+                   help="two runs saved with --save on the same deals: the subject's first seat type against "
+                        "the baseline's, deal by deal, over the deals both finished (as --paired, without "
+                        "playing the baseline again)")
     p.add_argument("--resume", metavar="PATH",
                    help="continue the run saved in PATH with the settings saved there (the deals already in it "
                         "are kept, the others played and appended); --deals N extends it, --workers and --json "
@@ -442,6 +485,13 @@ def parser(rules: type[Rules] = Rules) -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     p = parser()
     args = p.parse_args(argv)
+    if args.compare:
+        try:
+            diff = compare_saved(*args.compare)
+        except (OSError, ValueError) as exc:
+            p.error(str(exc))
+        print(json.dumps(diff) if args.json else format_compare(diff))
+        return 0
     if args.report:
         try:
             summary = report_file(args.report)
@@ -546,11 +596,26 @@ def report(head: dict[str, Any], results: list[dict[str, Any]], elapsed: float |
         pr = summary["paired"]
         print(f"\nthe same deals with {pr['subject']} in place of {pr['baseline']}:")
         print(format_table(pr))
-        print(f"{pr['subject']} - {pr['baseline']}: margin {pr['margin_diff']:+.2f} "
-              f"[{pr['margin_diff_ci95'][0]:+.2f}, {pr['margin_diff_ci95'][1]:+.2f}], moons suffered per 100 rounds "
-              f"{pr['suffered_per_100_diff']:+.2f} [{pr['suffered_per_100_diff_ci95'][0]:+.2f}, "
-              f"{pr['suffered_per_100_diff_ci95'][1]:+.2f}]")
+        print(format_difference(pr))
     return summary
+
+
+def format_difference(pr: dict[str, Any]) -> str:
+    """The line of a paired comparison (:func:`paired`)."""
+    return (f"{pr['subject']} - {pr['baseline']}: margin {pr['margin_diff']:+.2f} "
+            f"[{pr['margin_diff_ci95'][0]:+.2f}, {pr['margin_diff_ci95'][1]:+.2f}], moons suffered per 100 rounds "
+            f"{pr['suffered_per_100_diff']:+.2f} [{pr['suffered_per_100_diff_ci95'][0]:+.2f}, "
+            f"{pr['suffered_per_100_diff_ci95'][1]:+.2f}]")
+
+
+def format_compare(diff: dict[str, Any]) -> str:
+    """``--compare``'s answer: each run's margin over the deals both finished, then the difference."""
+    lines = [f"{diff['deals']} deals finished in both runs"]
+    for who in ("baseline", "subject"):
+        lo, hi = diff[who + "_margin_ci95"]
+        lines.append(f"{who} {diff[who]}: margin {diff[who + '_margin']:+.2f} [{lo:+.2f}, {hi:+.2f}]")
+    lines.append(format_difference(diff))
+    return "\n".join(lines)
 
 
 def read_saved(path: str) -> tuple[dict[str, Any] | None, list[dict[str, Any]], int]:

@@ -103,6 +103,44 @@ def test_paired_mode_plays_the_same_deals_with_the_other_type(capsys: pytest.Cap
         main(["--seats", "easy,medium,medium,medium", "--paired", "medium", "--deals", "1"])
 
 
+def test_two_saved_runs_compare_deal_by_deal_as_a_paired_run_does(capsys: pytest.CaptureFixture[str],
+                                                                    tmp_path: Path) -> None:
+    """``--compare`` on two runs saved apart gives the figures ``--paired`` gives playing both
+    in one run (the seats here replay the same), over the deals both finished."""
+    base, subject = tmp_path / "easy.jsonl", tmp_path / "shooter.jsonl"
+    together = _run(capsys, "--seats", "easy,medium,medium,medium", "--paired", "shooter", "--deals", "6",
+                    "--seed", "2", "--json")["paired"]
+    _run(capsys, "--seats", "easy,medium,medium,medium", "--deals", "6", "--seed", "2", "--save", str(base), "--json")
+    _run(capsys, "--seats", "shooter,medium,medium,medium", "--deals", "6", "--seed", "2", "--save", str(subject),
+         "--json")
+    apart = _run(capsys, "--compare", str(base), str(subject), "--json")
+    assert apart["deals"] == 6 and (apart["baseline"], apart["subject"]) == ("easy", "shooter")
+    for key in ("margin_diff", "margin_diff_ci95", "suffered_per_100_diff", "suffered_per_100_diff_ci95"):
+        assert apart[key] == together[key], key
+    assert apart["subject_margin"] - apart["baseline_margin"] == pytest.approx(apart["margin_diff"], abs=2e-3)
+    # a run stopped early is compared over the deals it finished
+    lines = subject.read_text().splitlines()
+    (tmp_path / "part.jsonl").write_text("\n".join(lines[:4]) + "\n")
+    assert _run(capsys, "--compare", str(base), str(tmp_path / "part.jsonl"), "--json")["deals"] == 3
+    assert main(["--compare", str(base), str(subject)]) == 0
+    assert "shooter - easy: margin" in capsys.readouterr().out
+
+
+def test_runs_on_other_deals_or_against_other_seats_are_not_compared(capsys: pytest.CaptureFixture[str],
+                                                                     tmp_path: Path) -> None:
+    runs = {}
+    for name, seats, seed in (("a", "easy,medium,medium,medium", "2"), ("seed", "shooter,medium,medium,medium", "3"),
+                              ("seats", "shooter,easy,medium,medium", "2")):
+        runs[name] = tmp_path / f"{name}.jsonl"
+        _run(capsys, "--seats", seats, "--deals", "2", "--seed", seed, "--save", str(runs[name]), "--json")
+    for other, why in (("seed", "seed differs"), ("seats", "other seats differ")):
+        with pytest.raises(SystemExit):
+            main(["--compare", str(runs["a"]), str(runs[other])])
+        assert why in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        main(["--compare", str(runs["a"]), str(tmp_path / "missing.jsonl")])
+
+
 def test_paired_hard0_and_hard_agree_on_the_deals(capsys: pytest.CaptureFixture[str]) -> None:
     """hard0 is the yardstick: with the same budget it plays as Hard did before issue 14."""
     res = _run(capsys, "--seats", "hard0,medium,medium,medium", "--paired", "hard", "--deals", "1", "--seed", "4",
