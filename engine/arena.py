@@ -353,7 +353,9 @@ def paired(a: str, b: str, pairs: Sequence[tuple[dict[str, Any], dict[str, Any]]
         if ma is None or mb is None:
             raise ValueError("a paired comparison needs other seat types beside the one compared")
         dm.append(mb - ma)
-        ds.append(100 * (deal_moons(rb, b)[1] / deal_moons(rb, b)[3] - deal_moons(ra, a)[1] / deal_moons(ra, a)[3]))
+        _, suffered_a, _, rounds_a = deal_moons(ra, a)
+        _, suffered_b, _, rounds_b = deal_moons(rb, b)
+        ds.append(100 * (suffered_b / rounds_b - suffered_a / rounds_a))
     m, lo, hi = _mean_ci(dm)
     sm, slo, shi = _mean_ci(ds)
     return {"subject": b, "baseline": a, "margin_diff": round(m, 3), "margin_diff_ci95": [round(lo, 3), round(hi, 3)],
@@ -367,13 +369,9 @@ def compare_saved(baseline: str, subject: str) -> dict[str, Any]:
     :func:`paired` ones, each run's margin over those deals) are those of ``--paired``
     without playing the baseline again; a run with IS-MCTS seats does not replay the same,
     so there only the cards are shared."""
-    runs = []
-    for path in (baseline, subject):
-        head, results, _ = read_saved(path)
-        if head is None or not results:
-            raise ValueError(f"{path}: no arena run saved there (or no deal finished yet)")
-        runs.append((head, {r["deal"]: r["lineups"][0] for r in results}))
-    (ha, da), (hb, db) = runs
+    (ha, ra), (hb, rb) = saved_run(baseline), saved_run(subject)
+    da = {r["deal"]: r["lineups"][0] for r in ra}
+    db = {r["deal"]: r["lineups"][0] for r in rb}
     for key in ("seed", "rules"):
         if ha[key] != hb[key]:
             raise ValueError(f"the two runs were not played on the same deals: their {key} differs")
@@ -695,13 +693,19 @@ def resume_args(args: argparse.Namespace, defaults: argparse.Namespace, path: st
     args.saved_rules = head["rules"]
 
 
-def report_file(path: str) -> dict[str, Any]:
-    """``--report``: the summary of a file written by ``--save``, finished or not (the
-    deals played so far)."""
+def saved_run(path: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The settings and the finished deals of a file written by ``--save``; refused when it
+    holds no run or no finished deal yet."""
     head, results, _ = read_saved(path)
     if head is None or not results:
         raise ValueError(f"{path}: no arena run saved there (or no deal finished yet)")
-    return report(head, results, None)
+    return head, results
+
+
+def report_file(path: str) -> dict[str, Any]:
+    """``--report``: the summary of a file written by ``--save``, finished or not (the
+    deals played so far)."""
+    return report(*saved_run(path), None)
 
 if __name__ == "__main__":
     sys.exit(main())
