@@ -97,6 +97,9 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
     if kind in ("hard", HARDIS):
         bot = HardISBot(opponents_tree=kind == HARDIS)
         if hard_budget is not None:
+            # the cap on iterations scales with the budget, so --hard-budget 60000 is the Hard
+            # of the eighth to sixteenth sessions and 240000 the seventeenth's "four times"
+            bot.max_iterations = max(bot.min_iterations, bot.max_iterations * hard_budget // bot.is_budget)
             bot.is_budget = hard_budget
         return bot
     return BOTS[kind]()
@@ -454,7 +457,7 @@ def parser(rules: type[Rules] = Rules) -> argparse.ArgumentParser:
     p.add_argument("--preset", choices=sorted(PRESETS), default="standard")
     p.add_argument("--hard-budget", type=int,
                    help="simulated card plays per play decision of the Hard seats (hard, hardis, hardflat, "
-                        "hard0, hard1)")
+                        "hard0, hard1); for hard and hardis the cap on a decision's iterations scales with it")
     p.add_argument("--ismcts-sims", type=int, default=1000)
     p.add_argument("--paired", metavar="TYPE",
                    help="play every deal (same cards, same seats) a second time with the first seat type "

@@ -49,10 +49,16 @@ from .sampling import DealSampler
 from .shooter import going_for_moon
 from .sim import SimRound, view_dealer
 
-IS_BUDGET = 60000
+SEARCH = 2
+"""How many times the search of the eighth to sixteenth sessions (60,000 simulated card
+plays, 2,000 iterations at most) a decision gets.  Twice gained against Medium and against
+IS-MCTS, both within the noise, with moons unchanged, at a p95 of 0.43 s CPU a decision;
+four times gained more against Medium but not against IS-MCTS, with more moons suffered, at
+a p95 of 1.0 s (docs/strength.md, seventeenth session)."""
+IS_BUDGET = 60000 * SEARCH
 """Simulated card plays per play decision."""
 MIN_ITERATIONS = 64
-MAX_ITERATIONS = 2000
+MAX_ITERATIONS = 2000 * SEARCH
 """Bounds on the iterations of one decision (late in a round an iteration is cheap)."""
 SETTLED_EVERY = 16
 """Iterations between two looks at whether the root's choice is settled (and at the CPU

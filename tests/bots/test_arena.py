@@ -9,7 +9,9 @@ import pytest
 
 from engine import arena
 from engine.arena import _init_worker, cheap_stop, main, play_deal, summarise
+from engine.bots.hardis import IS_BUDGET, MAX_ITERATIONS, SEARCH, HardISBot
 from engine.rules import Rules
+from engine.state import Game
 
 from .test_moon import moon_position
 
@@ -147,6 +149,22 @@ def test_paired_hard0_and_hard_agree_on_the_deals(capsys: pytest.CaptureFixture[
                "--hard-budget", "800", "--json")
     assert res["rounds"] == 4 and res["paired"]["subject"] == "hard"
     assert res["hard_budget"] == {"hard": 800, "hard0": 800}  # the flag sets both
+
+
+def test_a_hard_budget_scales_hards_cap_on_iterations() -> None:
+    game = Game(Rules(), seed=1)
+    full = arena.make_player("hard", game, None, 10)
+    assert isinstance(full, HardISBot)
+    assert (full.is_budget, full.max_iterations) == (IS_BUDGET, MAX_ITERATIONS)
+    # a Hard with the search of before this one was doubled, and one with twice today's
+    before = arena.make_player("hard", game, IS_BUDGET // SEARCH, 10)
+    assert isinstance(before, HardISBot)
+    assert (before.is_budget, before.max_iterations) == (60000, 2000)
+    more = arena.make_player("hardis", game, IS_BUDGET * 2, 10)
+    assert isinstance(more, HardISBot) and more.max_iterations == MAX_ITERATIONS * 2
+    # a tiny budget keeps the floor of iterations
+    tiny = arena.make_player("hard", game, 10, 10)
+    assert isinstance(tiny, HardISBot) and tiny.max_iterations == tiny.min_iterations
 
 
 def test_cheap_stop_is_found_in_the_moon_position() -> None:
