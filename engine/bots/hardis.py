@@ -52,7 +52,8 @@ from .sim import SimRound, view_dealer
 SEARCH = 2
 """How many times the search of the eighth to sixteenth sessions (60,000 simulated card
 plays, 2,000 iterations at most) a decision gets.  Twice gained against Medium and against
-IS-MCTS, both within the noise, with moons unchanged, at a p95 of 0.43 s CPU a decision;
+IS-MCTS, both within the noise, with moons unchanged, at a p95 of 0.43 s CPU a decision
+(1.0 s against players who try to shoot, where fewer decisions settle early);
 four times gained more against Medium but not against IS-MCTS, with more moons suffered, at
 a p95 of 1.0 s (docs/strength.md, seventeenth session)."""
 IS_BUDGET = 60000 * SEARCH
