@@ -95,13 +95,11 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
             kwargs["budget"] = hard_budget
         return HardBot(**kwargs)
     if kind in ("hard", HARDIS):
-        bot = HardISBot(opponents_tree=kind == HARDIS)
-        if hard_budget is not None:
-            # the cap on iterations scales with the budget, so --hard-budget 60000 is the Hard
-            # of the eighth to sixteenth sessions and 240000 the seventeenth's "four times"
-            bot.max_iterations = max(bot.min_iterations, bot.max_iterations * hard_budget // bot.is_budget)
-            bot.is_budget = hard_budget
-        return bot
+        # the cap on iterations goes with the budget (HardISBot), so --hard-budget 60000 is the
+        # Hard of the eighth to sixteenth sessions and 240000 the seventeenth's "four times"
+        if hard_budget is None:
+            return HardISBot(opponents_tree=kind == HARDIS)
+        return HardISBot(opponents_tree=kind == HARDIS, is_budget=hard_budget)
     return BOTS[kind]()
 
 

@@ -116,13 +116,17 @@ class HardISBot(HardBot):
     name = "hard"
 
     def __init__(self, is_budget: int = IS_BUDGET, min_iterations: int = MIN_ITERATIONS,
-                 max_iterations: int = MAX_ITERATIONS, c: float = UCB_C, policy_first: bool = True,
+                 max_iterations: int | None = None, c: float = UCB_C, policy_first: bool = True,
                  opponents_tree: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if opponents_tree:
             self.name = "hardis"
         self.is_budget = is_budget
         self.min_iterations = min_iterations
+        if max_iterations is None:
+            # the cap goes with the budget: IS_BUDGET // SEARCH is the Hard of before the
+            # search was doubled, cap and all
+            max_iterations = max(min_iterations, MAX_ITERATIONS * is_budget // IS_BUDGET)
         self.max_iterations = max_iterations
         self.c = c
         self.policy_first = policy_first

@@ -172,3 +172,12 @@ def test_a_search_ends_at_its_cpu_cap() -> None:
     cands = [int(parse_card(c)) for c in ("3D", "5D", "TD")]
     root = HardISBot(max_seconds=0.0).search(view, cands, random.Random(0))
     assert visits(root) == hardis.SETTLED_EVERY
+
+
+def test_the_cap_on_iterations_goes_with_the_budget_unless_given() -> None:
+    assert HardISBot().max_iterations == hardis.MAX_ITERATIONS
+    before = HardISBot(is_budget=hardis.IS_BUDGET // hardis.SEARCH)
+    assert before.max_iterations == hardis.MAX_ITERATIONS // hardis.SEARCH
+    assert HardISBot(is_budget=hardis.IS_BUDGET * 3).max_iterations == hardis.MAX_ITERATIONS * 3
+    assert HardISBot(is_budget=10, min_iterations=8).max_iterations == 8  # floored at the minimum
+    assert HardISBot(is_budget=10, max_iterations=600).max_iterations == 600  # given: kept
