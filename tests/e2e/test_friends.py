@@ -165,7 +165,7 @@ def test_three_people_and_a_computer_play_a_whole_game_through_the_invite_link(
                 re.compile(r"\bon\b"))
     # the host gives the fourth seat to a computer player and deals
     host.locator("#people input[name=seats][value='3']").uncheck()
-    expect(pages[1].locator("#people .person[data-seat='3'] .what")).to_contain_text("computer player")
+    expect(pages[1].locator("#people .person[data-seat='3'] .what")).to_have_text("computer player")
     for page in pages:
         fast(page)
     host.get_by_role("button", name="Deal the cards").click()
@@ -238,7 +238,7 @@ def test_a_spectator_sees_the_cards_played_and_never_a_hand(contexts: list[Brows
     join(bob, link, "Bob")
     join(cleo, link, "Cleo")
     host.locator("#people input[name=seats][value='3']").uncheck()
-    expect(host.locator("#people .person[data-seat='3'] .what")).to_contain_text("computer player")
+    expect(host.locator("#people .person[data-seat='3'] .what")).to_have_text("computer player")
     host.get_by_role("button", name="Deal the cards").click()
     watcher.goto(link)
     expect(watcher.locator(".watching")).to_contain_text("you are watching")
@@ -357,7 +357,7 @@ def test_a_busy_server_at_a_table_is_asked_again_for_that_table(contexts: list[B
     # the host plays with three computer players
     for seat in ("1", "2", "3"):
         host.locator(f"#people input[name=seats][value='{seat}']").uncheck()
-        expect(host.locator(f"#people .person[data-seat='{seat}'] .what")).to_contain_text("computer player")
+        expect(host.locator(f"#people .person[data-seat='{seat}'] .what")).to_have_text("computer player")
     host.get_by_role("button", name="Deal the cards").click()
     expect(host.locator("#table > .stage .in-hand")).to_have_count(13)
     version = host.locator("#table").get_attribute("data-version")
@@ -432,7 +432,7 @@ def test_a_table_drawn_whole_during_a_playback_keeps_what_that_playback_held_bac
     open_table(host, base_url)
     for seat in ("1", "2", "3"):
         host.locator(f"#people input[name=seats][value='{seat}']").uncheck()
-        expect(host.locator(f"#people .person[data-seat='{seat}'] .what")).to_contain_text("computer player")
+        expect(host.locator(f"#people .person[data-seat='{seat}'] .what")).to_have_text("computer player")
     host.get_by_role("button", name="Deal the cards").click()
     expect(host.locator("#table > .stage .in-hand")).to_have_count(13)
     moving, whole, version, game = host.evaluate(TWO_EVENTS)
@@ -471,7 +471,7 @@ def test_a_table_goes_on_where_it_was_when_the_server_stops_mid_hand_and_starts_
         join(bob, link, "Bob")
         for seat in ("2", "3"):
             host.locator(f"#people input[name=seats][value='{seat}']").uncheck()
-            expect(bob.locator(f"#people .person[data-seat='{seat}'] .what")).to_contain_text("computer player")
+            expect(bob.locator(f"#people .person[data-seat='{seat}'] .what")).to_have_text("computer player")
         for page in (host, bob):
             fast(page)
         host.get_by_role("button", name="Deal the cards").click()
