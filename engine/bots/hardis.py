@@ -49,17 +49,22 @@ from .sampling import DealSampler
 from .shooter import going_for_moon
 from .sim import SimRound, view_dealer
 
-SEARCH = 2
-"""How many times the search of the eighth to sixteenth sessions (60,000 simulated card
-plays, 2,000 iterations at most) a decision gets.  Twice gained against Medium and against
-IS-MCTS, both within the noise, with moons unchanged, at a p95 of 0.43 s CPU a decision
-(1.0 s against players who try to shoot, where fewer decisions settle early);
-four times gained more against Medium but not against IS-MCTS, with more moons suffered, at
-a p95 of 1.0 s (docs/strength.md, seventeenth session)."""
-IS_BUDGET = 60000 * SEARCH
+FORMER_BUDGET = 60000
+FORMER_MAX_ITERATIONS = 2000
+"""The search of the eighth to sixteenth sessions: simulated card plays per play decision,
+and the cap on its iterations."""
+SEARCH = 1.8
+"""How many times the former search a decision gets.  Twice gained against Medium and
+against IS-MCTS, both within the noise, with moons unchanged, at a p95 of 0.43 s CPU a
+decision against Medium but 1.0 s against players who try to shoot (where fewer decisions
+settle early): at the limit of the issue's second.  1.8 times spends 0.87 of twice's p95
+against the shooters (0.97 s against 1.11 s side by side), about 0.88 s on a quiet core.
+Four times gained more against Medium but not against IS-MCTS, with more moons suffered, at
+a p95 of 1.0 s against Medium (docs/strength.md, seventeenth and eighteenth sessions)."""
+IS_BUDGET = round(FORMER_BUDGET * SEARCH)
 """Simulated card plays per play decision."""
 MIN_ITERATIONS = 64
-MAX_ITERATIONS = 2000 * SEARCH
+MAX_ITERATIONS = round(FORMER_MAX_ITERATIONS * SEARCH)
 """Bounds on the iterations of one decision (late in a round an iteration is cheap)."""
 SETTLED_EVERY = 16
 """Iterations between two looks at whether the root's choice is settled (and at the CPU
@@ -124,8 +129,7 @@ class HardISBot(HardBot):
         self.is_budget = is_budget
         self.min_iterations = min_iterations
         if max_iterations is None:
-            # the cap goes with the budget: IS_BUDGET // SEARCH is the Hard of before the
-            # search was doubled, cap and all
+            # the cap goes with the budget: FORMER_BUDGET is the former search, cap and all
             max_iterations = max(min_iterations, MAX_ITERATIONS * is_budget // IS_BUDGET)
         self.max_iterations = max_iterations
         self.c = c

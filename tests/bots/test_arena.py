@@ -9,7 +9,7 @@ import pytest
 
 from engine import arena
 from engine.arena import _init_worker, cheap_stop, main, play_deal, summarise
-from engine.bots.hardis import IS_BUDGET, MAX_ITERATIONS, SEARCH, HardISBot
+from engine.bots.hardis import FORMER_BUDGET, IS_BUDGET, MAX_ITERATIONS, HardISBot
 from engine.rules import Rules
 from engine.state import Game
 
@@ -156,8 +156,8 @@ def test_a_hard_budget_scales_hards_cap_on_iterations() -> None:
     full = arena.make_player("hard", game, None, 10)
     assert isinstance(full, HardISBot)
     assert (full.is_budget, full.max_iterations) == (IS_BUDGET, MAX_ITERATIONS)
-    # a Hard with the search of before this one was doubled, and one with twice today's
-    before = arena.make_player("hard", game, IS_BUDGET // SEARCH, 10)
+    # a Hard with the former search (IS_BUDGET / SEARCH), and one with twice today's
+    before = arena.make_player("hard", game, FORMER_BUDGET, 10)
     assert isinstance(before, HardISBot)
     assert (before.is_budget, before.max_iterations) == (60000, 2000)
     more = arena.make_player("hardis", game, IS_BUDGET * 2, 10)

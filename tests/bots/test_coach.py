@@ -10,7 +10,7 @@ import pytest
 from engine import Card, Game, Phase, Rules, dumps
 from engine.bots import HardISBot, coach
 from engine.bots.coach import BLUNDER, LABELS, hint, label, rate_play
-from engine.bots.hardis import IS_BUDGET, SEARCH
+from engine.bots.hardis import FORMER_BUDGET
 from engine.moves import PlayMove
 from engine.review import review_hand
 
@@ -94,8 +94,8 @@ def test_a_hint_is_hards_choice_with_a_reason() -> None:
     assert h.cards == (HardISBot().choose_play(view, random.Random(0)).code(),)
     assert h.cards == ("2S",) and h.reason == "duck"  # no points on the table yet
     # the 2♠ and the 6♠ are close here (taking a clean trick to lead next): a Hard with the
-    # search of before (half of today's) takes it on this seed, and is told so
-    light = HardISBot(is_budget=IS_BUDGET // SEARCH)
+    # former search (IS_BUDGET / SEARCH) takes it on this seed, and is told so
+    light = HardISBot(is_budget=FORMER_BUDGET)
     h = hint(view, random.Random(2), light)
     assert h.cards == (light.choose_play(view, random.Random(2)).code(),) == ("6S",)
     assert h.reason == "win_clean"

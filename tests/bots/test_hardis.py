@@ -176,8 +176,8 @@ def test_a_search_ends_at_its_cpu_cap() -> None:
 
 def test_the_cap_on_iterations_goes_with_the_budget_unless_given() -> None:
     assert HardISBot().max_iterations == hardis.MAX_ITERATIONS
-    before = HardISBot(is_budget=hardis.IS_BUDGET // hardis.SEARCH)
-    assert before.max_iterations == hardis.MAX_ITERATIONS // hardis.SEARCH
+    before = HardISBot(is_budget=hardis.FORMER_BUDGET)
+    assert before.max_iterations == hardis.FORMER_MAX_ITERATIONS
     assert HardISBot(is_budget=hardis.IS_BUDGET * 3).max_iterations == hardis.MAX_ITERATIONS * 3
     assert HardISBot(is_budget=10, min_iterations=8).max_iterations == 8  # floored at the minimum
     assert HardISBot(is_budget=10, max_iterations=600).max_iterations == 600  # given: kept
