@@ -491,7 +491,7 @@ def _bots(thinker: Thinker | None, game: Game, difficulty: str, seat: int) -> li
     app's worker pool when there is one (:mod:`app.thinking`), else here."""
     people = frozenset({seat})
     if thinker is None or not thinker.workers or difficulty not in POOLED:
-        return run_bots(game, difficulty, seat, people)
+        return run_bots(game, difficulty, seat, people, thinker.hard_budget if thinker else None)
     codes = thinker.moves(dumps(game), difficulty, people)
     if codes is None:
         return run_bots(game, "medium", seat, people)
@@ -503,9 +503,10 @@ def _bots(thinker: Thinker | None, game: Game, difficulty: str, seat: int) -> li
 
 
 def run_bots(game: Game, difficulty: str, viewer: int = SOLO_SEAT,
-             people: AbstractSet[int] | None = None) -> list[Step]:
+             people: AbstractSet[int] | None = None, hard_budget: int | None = None) -> list[Step]:
     """Let the computer players act until one of the ``people`` (by default the
-    ``viewer`` alone) must act or the round is over; each step as ``viewer`` sees it."""
+    ``viewer`` alone) must act or the round is over; each step as ``viewer`` sees it
+    (Hard with ``hard_budget``: :meth:`engine.bots.get_bot`)."""
     seats = frozenset({viewer}) if people is None else people
     return [Step(step.move, step.events, PlayerView.of(game, viewer))
-            for step in computer_turns(game, get_bot(difficulty), seats)]
+            for step in computer_turns(game, get_bot(difficulty, hard_budget), seats)]

@@ -405,7 +405,8 @@ def _computers(ctx: Context, game: Game, difficulty: str,
                 out.append((m, tuple(game.apply(m))))
             return out
         difficulty = "medium"
-    return [(s.move, s.events) for s in computer_turns(game, get_bot(difficulty), people)]
+    budget = thinker.hard_budget if thinker is not None else None
+    return [(s.move, s.events) for s in computer_turns(game, get_bot(difficulty, budget), people)]
 
 
 def waiting_for(game: Game, people: frozenset[int]) -> frozenset[int]:
@@ -577,7 +578,7 @@ def play_for_absent(session: Session, table_id: str, ctx: Context = HERE) -> boo
     if game.phase is Phase.ROUND_OVER:
         game.apply(NextRound())
     else:
-        bot = get_bot(table.difficulty)
+        bot = get_bot(table.difficulty, ctx.thinker.hard_budget if ctx.thinker is not None else None)
         for seat in sorted(due):
             if seat not in waiting_for(game, people):
                 continue

@@ -36,7 +36,7 @@ from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
 from engine import loads
-from engine.bots import get_bot
+from engine.bots import HardBot, get_bot
 from engine.bots.coach import hint as coach_hint
 from engine.referee import computer_turns, move_rng
 from engine.review import review_hand
@@ -51,6 +51,22 @@ POOLED = frozenset({"hard"})
 
 WORKER_NICENESS = 10
 _GUARD_ENV = "HEARTS_SERVER_PID"
+
+
+def hard_budget_from_env() -> int | None:
+    """``HARD_BUDGET`` from the environment: Hard's simulated card plays per play decision
+    (unset or empty: Hard's own).  Anything but a positive whole number stops the server
+    with a message that names the setting."""
+    raw = os.environ.get("HARD_BUDGET", "").strip()
+    if not raw:
+        return None
+    try:
+        budget = int(raw)
+    except ValueError:
+        budget = 0
+    if budget < 1:
+        raise ValueError(f"HARD_BUDGET must be a positive whole number of simulated card plays, not {raw!r}")
+    return budget
 
 
 def _start_worker(server_pid: int) -> None:
@@ -100,11 +116,11 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def think(record: str, difficulty: str, people: AbstractSet[int]) -> list[str]:
+def think(record: str, difficulty: str, people: AbstractSet[int], hard_budget: int | None = None) -> list[str]:
     """In a worker: the computer players' moves, as codes, from this saved game on until
     one of the ``people`` must act (the same loop as in the web process)."""
     game = loads(record)
-    return [step.move.code() for step in computer_turns(game, get_bot(difficulty), people)]
+    return [step.move.code() for step in computer_turns(game, get_bot(difficulty, hard_budget), people)]
 
 
 def review(record: str, seat: int, hand: int) -> list[dict[str, Any]]:
@@ -113,23 +129,31 @@ def review(record: str, seat: int, hand: int) -> list[dict[str, Any]]:
     return [r.to_dict() for r in review_hand(record, seat, hand)]
 
 
-def hint(record: str, seat: int) -> dict[str, Any]:
+def hint(record: str, seat: int, hard_budget: int | None = None) -> dict[str, Any]:
     """In a worker: Hard's choice for ``seat`` now and why, from that seat's view only
-    (seeded like the computer players' moves, so a repeated hint is the same)."""
+    (seeded like the computer players' moves, so a repeated hint is the same; the Hard of
+    the app's ``HARD_BUDGET``)."""
     game = loads(record)
-    h = coach_hint(game.view(seat), move_rng(game))
+    hard = get_bot("hard", hard_budget)
+    assert isinstance(hard, HardBot)
+    h = coach_hint(game.view(seat), move_rng(game), hard)
     return {"cards": list(h.cards), "reason": h.reason, "values": h.values}
 
 
 class Thinker:
     """A lazily started process pool for the computer players' searches."""
 
-    def __init__(self, workers: int | None = None, timeout: float | None = None) -> None:
+    def __init__(self, workers: int | None = None, timeout: float | None = None,
+                 hard_budget: int | None = None) -> None:
         cpus = os.cpu_count() or 2
         wanted = workers if workers is not None else int(os.environ.get("BOT_WORKERS", max(1, cpus - 1)))
         self.workers = max(0, wanted)
         """0: no pool, Hard thinks in the web process (for comparison and debugging)."""
         self.timeout = timeout if timeout is not None else float(os.environ.get("BOT_TIMEOUT", "20"))
+        self.hard_budget = hard_budget if hard_budget is not None else hard_budget_from_env()
+        """Hard's simulated card plays per play decision (None: Hard's own, 108,000): lower
+        it where a core is slower than the one Hard's time was measured on
+        (docs/strength.md), so a decision stays within its second."""
         self._pool: ProcessPoolExecutor | None = None
         self._lock = threading.Lock()
 
@@ -161,7 +185,8 @@ class Thinker:
         for attempt in (1, 2):
             pool = self._executor()
             try:
-                future: Future[list[str]] = pool.submit(think, record, difficulty, frozenset(people))
+                future: Future[list[str]] = pool.submit(think, record, difficulty, frozenset(people),
+                                                        self.hard_budget)
                 return future.result(timeout=self.timeout)
             except FutureTimeout:
                 future.cancel()

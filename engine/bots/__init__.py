@@ -21,12 +21,16 @@ BOTS: dict[str, Callable[[], BaseBot]] = {
 """Every computer player by name (the difficulty levels of SPEC.md §5)."""
 
 
-def get_bot(name: str) -> BaseBot:
-    """A new computer player of the named level ("easy", "medium" or "hard")."""
+def get_bot(name: str, hard_budget: int | None = None) -> BaseBot:
+    """A new computer player of the named level ("easy", "medium" or "hard"); Hard with
+    ``hard_budget`` simulated card plays per play decision when given (its own default
+    otherwise: :data:`engine.bots.hardis.IS_BUDGET`)."""
     try:
         factory = BOTS[name.lower()]
     except (KeyError, AttributeError):
         raise ValueError(f"no computer player {name!r}; choose from {', '.join(BOTS)}") from None
+    if hard_budget is not None and factory is HardISBot:
+        return HardISBot(is_budget=hard_budget)
     return factory()
 
 

@@ -366,6 +366,7 @@ def test_api_plays_a_whole_game_and_counts_the_record(client: TestClient) -> Non
 
 def test_a_game_from_a_chosen_seed_is_practice_and_never_counts(app: FastAPI, client: TestClient) -> None:
     """Whoever chose the seed can replay the deal and see every hand (issue 9, item 5)."""
+    app.state.thinker.hard_budget = 3000  # HARD_BUDGET: a light Hard for a whole game's flow
     data = new_game(client, difficulty="hard", target_score=10)
     assert data["practice"] is True
     with Session(app.state.db_engine) as s:

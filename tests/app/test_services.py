@@ -8,6 +8,7 @@ from sqlmodel import Session, select
 from app import services
 from app.models import GameRecord, Player, Record
 from app.services import SOLO_SEAT, GameNotFoundError, StaleStateError
+from app.thinking import Thinker
 from engine import Phase, Rules, dumps, loads
 from engine import events as ev
 from engine.errors import IllegalMoveError, WrongPhaseError
@@ -109,25 +110,31 @@ def test_another_players_game_is_not_found(session: Session) -> None:
         services.find_game(session, bob, None)
 
 
-def play_to_the_end(session: Session, p: Player, out: services.Outcome) -> services.Outcome:
+def play_to_the_end(session: Session, p: Player, out: services.Outcome,
+                    ctx: services.Context = services.HERE) -> services.Outcome:
     while not out.game.is_over:
         view = out.view
         version = out.record.version
         if view.phase is Phase.PASS:
-            out = services.pass_cards(session, p, None, version, three_cards(view))
+            out = services.pass_cards(session, p, None, version, three_cards(view), ctx)
         elif view.phase is Phase.PLAY:
-            out = services.play_card(session, p, None, version, first_legal(view))
+            out = services.play_card(session, p, None, version, first_legal(view), ctx)
         elif view.phase is Phase.MOON_CHOICE:
-            out = services.choose_moon(session, p, None, version, False)
+            out = services.choose_moon(session, p, None, version, False, ctx)
         else:
-            out = services.next_round(session, p, None, version)
+            out = services.next_round(session, p, None, version, ctx)
     return out
+
+
+LIGHT_HARD = services.Context(thinker=Thinker(workers=0, hard_budget=3000))
+"""Hard with a fortieth of its search (``HARD_BUDGET``), in this process: for tests of a
+whole game's flow, where Hard's strength is not what is tested."""
 
 
 def test_a_whole_game_ends_once_and_counts_in_the_records_once(session: Session) -> None:
     p = player(session)
-    out = services.start_game(session, p, Rules(target_score=20), "hard", seed=21, practice=False)
-    out = play_to_the_end(session, p, out)
+    out = services.start_game(session, p, Rules(target_score=20), "hard", seed=21, practice=False, ctx=LIGHT_HARD)
+    out = play_to_the_end(session, p, out, LIGHT_HARD)
     rec = stored(session, out.record.id)
     assert rec.status == "finished"
     game = loads(rec.record)

@@ -1,0 +1,98 @@
+"""``HARD_BUDGET``: Hard's simulated card plays per play decision, from the environment to
+every Hard the app builds (its own moves, here or in the worker pool, and its hints)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from sqlmodel import Session
+
+from app import coaching, services, thinking
+from app.config import Settings
+from app.main import create_app
+from app.services import Context
+from app.thinking import Thinker
+from engine import Game, Phase, Rules, dumps
+from engine.bots import get_bot
+from engine.bots.hardis import IS_BUDGET, MAX_ITERATIONS, HardISBot
+from engine.cards import CardSet
+from engine.moves import PassMove
+
+from .test_services import player
+
+
+def test_get_bot_builds_hard_with_the_budget_given_and_the_others_as_ever() -> None:
+    hard = get_bot("hard", 5400)
+    assert isinstance(hard, HardISBot)
+    assert (hard.is_budget, hard.max_iterations) == (5400, MAX_ITERATIONS * 5400 // IS_BUDGET)
+    assert get_bot("hard").is_budget == IS_BUDGET  # type: ignore[attr-defined]
+    assert type(get_bot("medium", 5400)) is type(get_bot("medium"))
+
+
+def test_the_setting_is_read_from_the_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("HARD_BUDGET", raising=False)
+    assert Thinker(workers=0).hard_budget is None
+    monkeypatch.setenv("HARD_BUDGET", " 30000 ")
+    assert Thinker(workers=0).hard_budget == 30000
+    assert Thinker(workers=0, hard_budget=7).hard_budget == 7  # given: kept
+
+
+@pytest.mark.parametrize("raw", ["fast", "0", "-5", "1.5"])
+def test_a_bad_setting_stops_the_app_with_its_name(monkeypatch: pytest.MonkeyPatch, raw: str,
+                                                   settings: Settings) -> None:
+    monkeypatch.setenv("HARD_BUDGET", raw)
+    with pytest.raises(ValueError, match="HARD_BUDGET must be a positive whole number"):
+        create_app(settings)
+
+
+def test_hard_plays_with_the_apps_budget_in_the_web_process(session: Session,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[tuple[str, int | None]] = []
+
+    def recording(name: str, hard_budget: int | None = None) -> Any:
+        asked.append((name, hard_budget))
+        return get_bot(name, hard_budget)
+
+    monkeypatch.setattr(services, "get_bot", recording)
+    p = player(session)
+    ctx = Context(thinker=Thinker(workers=0, hard_budget=2500))
+    out = services.start_game(session, p, Rules(), "hard", seed=5, ctx=ctx)
+    services.pass_cards(session, p, None, out.record.version, list(out.view.hand.codes())[:3], ctx)
+    assert asked and set(asked) == {("hard", 2500)}
+
+
+def _after_passing(seed: int) -> str:
+    """A saved game of ``seed`` after the passes (each seat its three lowest cards)."""
+    game = Game(Rules(), seed=seed)
+    for s in range(4):
+        game.apply(PassMove(s, CardSet(game.view(s).hand.codes()[:3])))
+    assert game.phase is Phase.PLAY
+    return dumps(game)
+
+
+def test_the_worker_pool_plays_hard_with_the_apps_budget() -> None:
+    # seed 1: seats 2 and 3 play before seat 0, and seat 3's card differs with the budget
+    record, people = _after_passing(1), frozenset({0})
+    light = thinking.think(record, "hard", people, 3000)
+    assert light != thinking.think(record, "hard", people)
+    pool = Thinker(workers=1, timeout=600, hard_budget=3000)
+    try:
+        assert pool.moves(record, "hard", people) == light
+    finally:
+        pool.close()
+
+
+def test_a_hint_is_the_choice_of_the_apps_hard(session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
+    asked: list[tuple[str, int | None]] = []
+
+    def recording(name: str, hard_budget: int | None = None) -> Any:
+        asked.append((name, hard_budget))
+        return get_bot(name, hard_budget)
+
+    monkeypatch.setattr(thinking, "get_bot", recording)
+    p = player(session)
+    out = services.start_game(session, p, Rules(), "easy", seed=5, practice=True)
+    ctx = Context(thinker=Thinker(workers=0, hard_budget=2500))
+    answer = coaching.hint(session, p, None, out.record.version, ctx)
+    assert asked == [("hard", 2500)] and len(answer.cards) == 3
