@@ -5,12 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-from sqlmodel import Session
+from datetime import timedelta
 
-from app import coaching, services, thinking
+import pytest
+from fastapi.testclient import TestClient
+from sqlalchemy import update
+from sqlmodel import Session, col
+
+from app import coaching, services, tables, thinking
 from app.config import Settings
 from app.main import create_app
+from app.models import FriendTable, Player, utcnow
 from app.services import Context
 from app.thinking import Thinker
 from engine import Game, Phase, Rules, dumps
@@ -20,6 +25,7 @@ from engine.cards import CardSet
 from engine.moves import PassMove
 
 from .test_services import player
+from .test_tables import open_table, state_of
 
 
 def test_get_bot_builds_hard_with_the_budget_given_and_the_others_as_ever() -> None:
@@ -46,15 +52,21 @@ def test_a_bad_setting_stops_the_app_with_its_name(monkeypatch: pytest.MonkeyPat
         create_app(settings)
 
 
-def test_hard_plays_with_the_apps_budget_in_the_web_process(session: Session,
-                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+def bots_asked(module: Any, monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, int | None]]:
+    """The (level, Hard's budget) of every computer player ``module`` builds from now on."""
     asked: list[tuple[str, int | None]] = []
 
     def recording(name: str, hard_budget: int | None = None) -> Any:
         asked.append((name, hard_budget))
         return get_bot(name, hard_budget)
 
-    monkeypatch.setattr(services, "get_bot", recording)
+    monkeypatch.setattr(module, "get_bot", recording)
+    return asked
+
+
+def test_hard_plays_with_the_apps_budget_in_the_web_process(session: Session,
+                                                            monkeypatch: pytest.MonkeyPatch) -> None:
+    asked = bots_asked(services, monkeypatch)
     p = player(session)
     ctx = Context(thinker=Thinker(workers=0, hard_budget=2500))
     out = services.start_game(session, p, Rules(), "hard", seed=5, ctx=ctx)
@@ -84,15 +96,27 @@ def test_the_worker_pool_plays_hard_with_the_apps_budget() -> None:
 
 
 def test_a_hint_is_the_choice_of_the_apps_hard(session: Session, monkeypatch: pytest.MonkeyPatch) -> None:
-    asked: list[tuple[str, int | None]] = []
-
-    def recording(name: str, hard_budget: int | None = None) -> Any:
-        asked.append((name, hard_budget))
-        return get_bot(name, hard_budget)
-
-    monkeypatch.setattr(thinking, "get_bot", recording)
+    asked = bots_asked(thinking, monkeypatch)
     p = player(session)
     out = services.start_game(session, p, Rules(), "easy", seed=5, practice=True)
     ctx = Context(thinker=Thinker(workers=0, hard_budget=2500))
     answer = coaching.hint(session, p, None, out.record.version, ctx)
     assert asked == [("hard", 2500)] and len(answer.cards) == 3
+
+
+def test_a_table_for_friends_plays_hard_with_the_apps_budget(people: list[TestClient], session: Session,
+                                                             monkeypatch: pytest.MonkeyPatch) -> None:
+    asked = bots_asked(tables, monkeypatch)
+    ctx = Context(thinker=Thinker(workers=0, hard_budget=2500))
+    path = open_table(people[0], difficulty="hard", turn_seconds=5)
+    state = state_of(session, path)
+    host = session.get(Player, state.table.host_id)
+    assert host is not None
+    state = tables.deal(session, state, host, ctx)  # the computer seats' turns
+    assert asked == [("hard", 2500)]
+    # the timer runs out: the free seats are passed for by a Hard of the same budget
+    session.exec(update(FriendTable).where(col(FriendTable.id) == state.table.id)
+                 .values(deadline=utcnow() - timedelta(seconds=1)))
+    session.commit()
+    assert tables.play_for_absent(session, state.table.id, ctx)
+    assert len(asked) > 1 and set(asked) == {("hard", 2500)}
