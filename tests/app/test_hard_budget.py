@@ -3,9 +3,8 @@ every Hard the app builds (its own moves, here or in the worker pool, and its hi
 
 from __future__ import annotations
 
-from typing import Any
-
 from datetime import timedelta
+from typing import Any
 
 import pytest
 from fastapi.testclient import TestClient
