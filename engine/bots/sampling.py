@@ -13,6 +13,7 @@ guides each card instead.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 
 from ..cards import HEARTS, LOW, QUEEN_OF_SPADES, Suit, add_to, iter_cards
 from ..view import PlayerView
@@ -44,6 +45,18 @@ def discard_inference(view: PlayerView) -> list[int]:
                 avoid[(leader + i) % n] |= unplayed
     avoid[view.seat] = 0
     return avoid
+
+
+def _shuffle(cards: list[int], bits: Callable[[int], int]) -> None:
+    """``random.Random.shuffle(cards)`` with the same draws (``bits``: the generator's
+    ``getrandbits``), without its calls per card: the sampler's hot path."""
+    for i in range(len(cards) - 1, 0, -1):
+        m = i + 1
+        k = m.bit_length()
+        j = bits(k)
+        while j >= m:
+            j = bits(k)
+        cards[i], cards[j] = cards[j], cards[i]
 
 
 def _weighted(options: list[int], room: list[int], total: int, rng: random.Random) -> int:
@@ -93,6 +106,8 @@ class DealSampler:
                 if room[s] and (s == n or suit not in view.voids[s]):
                     allowed[suit] |= 1 << s
         self.allowed = allowed
+        self.options = [[s for s in range(n + 1) if allowed[su] >> s & 1] for su in range(4)]
+        """Per suit, the slots that may take its cards."""
         self.by_suit = [[c for c in self.cards if c // 13 == suit] for suit in range(4)]
         self.constrained = any(allowed[suit] != allowed[0] for suit in range(4)) or any(
             not allowed[suit] >> s & 1 for suit in range(4) for s in range(n + 1) if room[s])
@@ -146,7 +161,7 @@ class DealSampler:
         room = self.room[:]
         if not self.constrained:
             cards = self.cards[:]
-            rng.shuffle(cards)
+            _shuffle(cards, rng.getrandbits)
             i = 0
             for s in range(n):
                 k = room[s]
@@ -161,25 +176,34 @@ class DealSampler:
         return self._checked(rng)
 
     def _greedy(self, rng: random.Random) -> list[int] | None:
+        # (the draws of rng.shuffle and of _weighted's rng.randrange, written out: this loop
+        # is a third of a Hard decision's time; tests/bots/test_sampling.py holds them equal)
         n = self.n
         hands = self.fixed[:]
         double = self.double
         room = self.room[:]
+        bits = rng.getrandbits
         for su in self.order:
             cards = self.by_suit[su][:]
-            rng.shuffle(cards)
-            allowed = self.allowed[su]
-            options = [s for s in range(n + 1) if allowed >> s & 1]
+            _shuffle(cards, bits)
+            options = self.options[su]
             for c in cards:
                 total = 0
                 for s in options:
                     total += room[s]
                 if not total:
                     return None
-                s = _weighted(options, room, total, rng)
+                k = total.bit_length()
+                r = bits(k)
+                while r >= total:
+                    r = bits(k)
+                for s in options:
+                    r -= room[s]
+                    if r < 0:
+                        break
                 room[s] -= 1
                 if s < n:
-                    hands[s] = add_to(hands[s], c, double)
+                    hands[s] = add_to(hands[s], c, True) if double else hands[s] | 1 << c
         return hands
 
     def _checked(self, rng: random.Random) -> list[int]:
@@ -190,7 +214,7 @@ class DealSampler:
         left = [len(x) for x in self.by_suit]
         for su in self.order:
             cards = self.by_suit[su][:]
-            rng.shuffle(cards)
+            _shuffle(cards, rng.getrandbits)
             allowed = self.allowed[su]
             for c in cards:
                 left[su] -= 1

@@ -8,9 +8,9 @@ from collections.abc import Iterator
 import pytest
 
 from engine import Game, Phase, Rules
-from engine.bots.sampling import DealSampler
+from engine.bots.sampling import DealSampler, _shuffle
 from engine.bots.sim import SimRound, view_dealer
-from engine.cards import LOW, cards_of, iter_cards
+from engine.cards import LOW, add_to, cards_of, iter_cards
 
 from .helpers import VARIANTS
 
@@ -134,3 +134,44 @@ def test_moons_occur_and_agree() -> None:
                 seen_moon = True
             assert st.points() == list(game.round_points[-1])
         assert seen_moon, rules
+
+
+def _greedy_by_the_book(sampler: DealSampler, rng: random.Random) -> list[int] | None:
+    """DealSampler._greedy written with random.Random's own shuffle and randrange."""
+    hands = sampler.fixed[:]
+    room = sampler.room[:]
+    for su in sampler.order:
+        cards = sampler.by_suit[su][:]
+        rng.shuffle(cards)
+        options = [s for s in range(sampler.n + 1) if sampler.allowed[su] >> s & 1]
+        for c in cards:
+            total = sum(room[s] for s in options)
+            if not total:
+                return None
+            r = rng.randrange(total)
+            for s in options:
+                r -= room[s]
+                if r < 0:
+                    break
+            room[s] -= 1
+            if s < sampler.n:
+                hands[s] = add_to(hands[s], c, sampler.double)
+    return hands
+
+
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_the_samplers_draws_are_random_randoms_own(variant: str) -> None:
+    """The sampler writes out shuffle and randrange for speed; the same seed must still give
+    the same deals as random.Random's own (Hard's decisions depend on them)."""
+    rules = VARIANTS[variant]
+    rng = random.Random("draws " + variant)
+    for game in _mid_rounds(rules, rng, 20):
+        sampler = DealSampler(game.view(game.turn))  # type: ignore[arg-type]
+        for seed in range(5):
+            assert sampler._greedy(random.Random(seed)) == _greedy_by_the_book(sampler, random.Random(seed))
+            cards, mine = list(range(seed * 7 + 2)), random.Random(seed)
+            shuffled = cards[:]
+            _shuffle(shuffled, mine.getrandbits)
+            theirs = random.Random(seed)
+            theirs.shuffle(cards)
+            assert shuffled == cards and mine.getstate() == theirs.getstate()
