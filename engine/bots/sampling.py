@@ -14,9 +14,12 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import TypeVar
 
 from ..cards import HEARTS, LOW, QUEEN_OF_SPADES, Suit, add_to, iter_cards
 from ..view import PlayerView
+
+T = TypeVar("T")
 
 DUMPED_FIRST = (1 << int(QUEEN_OF_SPADES)) | (HEARTS & ~((1 << (13 * int(Suit.HEARTS) + 9)) - 1))
 """The cards a player void in the led suit throws first: the Q♠ and the J♥ and above."""
@@ -47,7 +50,7 @@ def discard_inference(view: PlayerView) -> list[int]:
     return avoid
 
 
-def _shuffle(cards: list[int], bits: Callable[[int], int]) -> None:
+def _shuffle(cards: list[T], bits: Callable[[int], int]) -> None:
     """``random.Random.shuffle(cards)`` with the same draws (``bits``: the generator's
     ``getrandbits``), without its calls per card: the sampler's hot path."""
     for i in range(len(cards) - 1, 0, -1):
