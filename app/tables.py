@@ -29,6 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from functools import cache
+from itertools import islice
 
 from sqlalchemy import bindparam, case, update
 from sqlalchemy.engine import Engine
@@ -392,12 +393,13 @@ class TableOutcome:
     """The version the actor acted at (their page plays back every move since)."""
 
 
-def _computers(ctx: Context, game: Game, difficulty: str,
-               people: frozenset[int]) -> list[tuple[Move, tuple[ev.Event, ...]]]:
-    """The computer seats' turns until a person's seat must act (Hard's in the worker pool)."""
+def _computers(ctx: Context, game: Game, difficulty: str, people: frozenset[int],
+               turns: int | None = None) -> list[tuple[Move, tuple[ev.Event, ...]]]:
+    """The computer seats' turns until a person's seat must act, or ``turns`` of them at
+    most (Hard's in the worker pool, never in the web process but when there is no pool)."""
     thinker = ctx.thinker
     if thinker is not None and thinker.workers and difficulty in POOLED:
-        codes = thinker.moves(dumps(game), difficulty, people)
+        codes = thinker.moves(dumps(game), difficulty, people, turns)
         if codes is not None:
             out = []
             for code in codes:
@@ -406,7 +408,8 @@ def _computers(ctx: Context, game: Game, difficulty: str,
             return out
         difficulty = "medium"
     budget = thinker.hard_budget if thinker is not None else None
-    return [(s.move, s.events) for s in computer_turns(game, get_bot(difficulty, budget), people)]
+    steps = computer_turns(game, get_bot(difficulty, budget), people)
+    return [(s.move, s.events) for s in islice(steps, turns)]
 
 
 def waiting_for(game: Game, people: frozenset[int]) -> frozenset[int]:
@@ -578,12 +581,12 @@ def play_for_absent(session: Session, table_id: str, ctx: Context = HERE) -> boo
     if game.phase is Phase.ROUND_OVER:
         game.apply(NextRound())
     else:
-        bot = get_bot(table.difficulty, ctx.thinker.hard_budget if ctx.thinker is not None else None)
+        everybody = frozenset(range(game.players))
         for seat in sorted(due):
             if seat not in waiting_for(game, people):
                 continue
-            step = next(computer_turns(game, {seat: bot}, people - {seat}), None)
-            if step is None:
+            # one turn of this seat, played as a computer seat's (Hard's in the pool)
+            if not _computers(ctx, game, table.difficulty, everybody - {seat}, turns=1):
                 break
     _computers(ctx, game, table.difficulty, people)
     try:

@@ -33,6 +33,7 @@ from collections.abc import Set as AbstractSet
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures import TimeoutError as FutureTimeout
 from concurrent.futures.process import BrokenProcessPool
+from itertools import islice
 from typing import Any, TypeVar
 
 from engine import loads
@@ -116,11 +117,14 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def think(record: str, difficulty: str, people: AbstractSet[int], hard_budget: int | None = None) -> list[str]:
+def think(record: str, difficulty: str, people: AbstractSet[int], hard_budget: int | None = None,
+          turns: int | None = None) -> list[str]:
     """In a worker: the computer players' moves, as codes, from this saved game on until
-    one of the ``people`` must act (the same loop as in the web process)."""
+    one of the ``people`` must act, or ``turns`` moves at most (the same loop as in the web
+    process)."""
     game = loads(record)
-    return [step.move.code() for step in computer_turns(game, get_bot(difficulty, hard_budget), people)]
+    steps = computer_turns(game, get_bot(difficulty, hard_budget), people)
+    return [step.move.code() for step in islice(steps, turns)]
 
 
 def review(record: str, seat: int, hand: int) -> list[dict[str, Any]]:
@@ -178,15 +182,17 @@ class Thinker:
                 self._pool = None
         pool.shutdown(wait=False, cancel_futures=True)
 
-    def moves(self, record: str, difficulty: str, people: AbstractSet[int] = frozenset({0})) -> list[str] | None:
+    def moves(self, record: str, difficulty: str, people: AbstractSet[int] = frozenset({0}),
+              turns: int | None = None) -> list[str] | None:
         """The computer players' move codes until one of the ``people`` (the seats of
-        persons; by default the solo table's, seat 0) must act, or None when the pool did not
-        answer in time (or failed twice running): a quicker player then stands in for this action."""
+        persons; by default the solo table's, seat 0) must act, or ``turns`` moves at most;
+        None when the pool did not answer in time (or failed twice running): a quicker
+        player then stands in for this action."""
         for attempt in (1, 2):
             pool = self._executor()
             try:
                 future: Future[list[str]] = pool.submit(think, record, difficulty, frozenset(people),
-                                                        self.hard_budget)
+                                                        self.hard_budget, turns)
                 return future.result(timeout=self.timeout)
             except FutureTimeout:
                 future.cancel()

@@ -90,6 +90,9 @@ def test_the_worker_pool_plays_hard_with_the_apps_budget() -> None:
     pool = Thinker(workers=1, timeout=600, hard_budget=3000)
     try:
         assert pool.moves(record, "hard", people) == light
+        # a number of turns stops the computer players there, every seat being one here
+        three = pool.moves(record, "hard", frozenset(), turns=3)
+        assert three is not None and three == thinking.think(record, "hard", frozenset(), 3000, turns=4)[:3]
     finally:
         pool.close()
 
@@ -119,3 +122,29 @@ def test_a_table_for_friends_plays_hard_with_the_apps_budget(people: list[TestCl
     session.commit()
     assert tables.play_for_absent(session, state.table.id, ctx)
     assert len(asked) > 1 and set(asked) == {("hard", 2500)}
+
+
+def test_hard_plays_for_the_absent_in_the_worker_pool_one_turn_each(people: list[TestClient], session: Session,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    path = open_table(people[0], difficulty="hard", turn_seconds=5)
+    state = state_of(session, path)
+    host = session.get(Player, state.table.host_id)
+    assert host is not None
+    pool = Thinker(workers=1, timeout=600, hard_budget=2000)
+    ctx = Context(thinker=pool)
+    try:
+        state = tables.deal(session, state, host, ctx)
+
+        def here(name: str, hard_budget: int | None = None) -> Any:
+            raise AssertionError(f"a {name} player thought in the web process")
+
+        monkeypatch.setattr(tables, "get_bot", here)
+        session.exec(update(FriendTable).where(col(FriendTable.id) == state.table.id)
+                     .values(deadline=utcnow() - timedelta(seconds=1)))
+        session.commit()
+        assert tables.play_for_absent(session, state.table.id, ctx)
+        game = services.load_game(state_of(session, path).record)  # type: ignore[arg-type]
+        # every seat (the host's too: the timer ran out) passed once, in the pool
+        assert [m.seat for m in game.moves] == [0, 1, 2, 3] and game.phase is Phase.PLAY  # type: ignore[union-attr]
+    finally:
+        pool.close()
