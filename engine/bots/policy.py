@@ -135,8 +135,10 @@ def expected_winners(hand: int, out: int, sure: bool = False) -> int:
         theirs = out & SUIT_MASK[suit]
         top = 0
         above_mine = 0
-        for c in sorted(iter_cards(mine), reverse=True):
-            if _count(theirs >> (c + 1)) <= (0 if sure else above_mine):
+        while mine:  # our cards of the suit, highest first
+            c = mine.bit_length() - 1
+            mine ^= 1 << c
+            if (theirs >> (c + 1)).bit_count() <= (0 if sure else above_mine):
                 top += 1
             above_mine += 1
         if sure:

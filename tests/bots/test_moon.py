@@ -100,6 +100,27 @@ def test_expected_winners_counts_top_cards_and_long_suits() -> None:
     assert expected_winners(hearts, ((1 << 52) - 1) & ~hearts, sure=True) == 3
 
 
+def test_expected_winners_agrees_with_its_definition_on_random_hands() -> None:
+    """The count walks the hand's bits; written here the plain way (each suit's cards from
+    the top) it must give the same on any hand and any cards out."""
+    def by_the_book(hand: int, out: int, sure: bool) -> int:
+        winners = 0
+        for suit in range(4):
+            mine = sorted((c for c in range(13 * suit, 13 * suit + 13) if hand >> c & 1), reverse=True)
+            theirs = [c for c in range(13 * suit, 13 * suit + 13) if out >> c & 1]
+            top = sum(1 for i, c in enumerate(mine) if sum(t > c for t in theirs) <= (0 if sure else i))
+            winners += top if sure or top * 2 < len(theirs) else len(mine)
+        return winners
+
+    rng = random.Random(14)
+    for _ in range(2000):
+        cards = rng.sample(range(52), 52)
+        hand = sum(1 << c for c in cards[:rng.randrange(14)])
+        out = sum(1 << c for c in cards[13:13 + rng.randrange(40)])
+        for sure in (False, True):
+            assert expected_winners(hand, out, sure) == by_the_book(hand, out, sure)
+
+
 def test_shooters_shoot_the_moon_against_medium() -> None:
     """Three shooters against Medium over a few deals: they do shoot (the arena opponent
     that measures moon defence must really try), deterministically from the seed."""
