@@ -55,14 +55,13 @@ FORMER_MAX_ITERATIONS = 2000
 and the cap on its iterations."""
 SEARCH = 1.8
 """How many times the former search a decision gets.  Twice gained against Medium and
-against IS-MCTS, both within the noise, with moons unchanged, at a p95 of 0.43 s CPU a
-decision against Medium but 1.0 s and more against players who try to shoot (where fewer
-decisions settle early).  1.8 times spends 0.87–0.92 of twice's p95 there; with the faster
-deal sampler of the eighteenth session its p95 against 3 shooters is 0.86 s of CPU, side by
-side with 0.98 s before it (about 0.91 s on a quiet core of that session's slower machine).
-Four times gained more against Medium but not against IS-MCTS, with more moons suffered, at
-a p95 of 1.0 s against Medium (docs/strength.md, seventeenth and eighteenth sessions).
-``HARD_BUDGET`` sets the app's (README)."""
+against IS-MCTS, both within the noise, with moons unchanged, but spent 1.0 s and more of
+CPU at p95 against players who try to shoot (where fewer decisions settle early).  1.8
+times spends 0.87-0.92 of twice's p95 there; with the faster deal sampler of the eighteenth
+session its p95 against 3 shooters is 0.86 s of CPU, side by side with 0.98 s before it
+(about 0.91 s on a quiet core of that session's machine).  Four times gained more against
+Medium but not against IS-MCTS, with more moons suffered (docs/strength.md, seventeenth and
+eighteenth sessions).  ``HARD_BUDGET`` sets the app's (README)."""
 IS_BUDGET = round(FORMER_BUDGET * SEARCH)
 """Simulated card plays per play decision."""
 MIN_ITERATIONS = 64
