@@ -180,7 +180,7 @@ class DealSampler:
 
     def _greedy(self, rng: random.Random) -> list[int] | None:
         # (the draws of rng.shuffle and of _weighted's rng.randrange, written out: this loop
-        # is a third of a Hard decision's time; tests/bots/test_sampling.py holds them equal)
+        # is a third of a Hard decision's time; tests/bots/test_sim.py holds them equal)
         n = self.n
         hands = self.fixed[:]
         double = self.double
