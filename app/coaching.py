@@ -106,8 +106,7 @@ def hint(session: Session, player: Player, game_id: str | None, version: int, ct
     if not view.my_turn or view.phase not in (Phase.PASS, Phase.PLAY):
         raise NotYourTurnError("a hint is for your turn to pass or play")
     _end_transaction(session)
-    budget = ctx.thinker.hard_budget if ctx.thinker is not None else None
-    answer = _think(ctx, thinking.hint, dumps(game), rec.seat, budget, timeout=None)
+    answer = _think(ctx, thinking.hint, dumps(game), rec.seat, ctx.hard_budget, timeout=None)
     return HintAnswer(rec, game, tuple(answer["cards"]), answer["reason"], answer["values"])
 
 

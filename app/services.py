@@ -56,6 +56,11 @@ class Context:
     """The game the request names, already read with its player in one statement
     (:func:`app.deps.as_player`): :func:`find_game` takes it instead of reading it again."""
 
+    @property
+    def hard_budget(self) -> int | None:
+        """Hard's search for this action (None: Hard's own): :attr:`Thinker.hard_budget`."""
+        return self.thinker.hard_budget if self.thinker is not None else None
+
 
 HERE = Context()
 """No limits, no pool: tests and tools."""
@@ -335,7 +340,7 @@ def start_game(session: Session, player: Player, rules: Rules, difficulty: str,
     _end_transaction(session)
     # the computer players' passes are computed before the transaction that stores them,
     # so a slow search never holds the database's write lock
-    steps = _bots(ctx.thinker, game, difficulty, seat)
+    steps = _bots(ctx, game, difficulty, seat)
     rec = GameRecord(id=new_id(), player_id=player.id, difficulty=difficulty, record=dumps(game),
                      version=game.move_count, seat=seat,
                      practice=seed is not None if practice is None else practice)
@@ -392,7 +397,7 @@ def _act(session: Session, player: Player, game_id: str | None, version: int,
     # no transaction stays open while the computer players think; _store applies the
     # result only if the game is still at the version read above
     _end_transaction(session)
-    steps += _bots(ctx.thinker, game, rec.difficulty, rec.seat)
+    steps += _bots(ctx, game, rec.difficulty, rec.seat)
     # the version counts every change: the moves applied (so it is the move count until an
     # undo), and an undo one more, so a request made before an undo never matches again
     outcome = _store(session, rec, game, steps, rec.version + game.move_count - base)
@@ -486,12 +491,13 @@ def next_round(session: Session, player: Player, game_id: str | None, version: i
 
 # ---- computer players -------------------------------------------------------------------
 
-def _bots(thinker: Thinker | None, game: Game, difficulty: str, seat: int) -> list[Step]:
+def _bots(ctx: Context, game: Game, difficulty: str, seat: int) -> list[Step]:
     """The computer players' turns until the person at ``seat`` must act: Hard's in the
     app's worker pool when there is one (:mod:`app.thinking`), else here."""
     people = frozenset({seat})
+    thinker = ctx.thinker
     if thinker is None or not thinker.workers or difficulty not in POOLED:
-        return run_bots(game, difficulty, seat, people, thinker.hard_budget if thinker else None)
+        return run_bots(game, difficulty, seat, people, ctx.hard_budget)
     codes = thinker.moves(dumps(game), difficulty, people)
     if codes is None:
         return run_bots(game, "medium", seat, people)

@@ -407,8 +407,7 @@ def _computers(ctx: Context, game: Game, difficulty: str, people: frozenset[int]
                 out.append((m, tuple(game.apply(m))))
             return out
         difficulty = "medium"
-    budget = thinker.hard_budget if thinker is not None else None
-    steps = computer_turns(game, get_bot(difficulty, budget), people)
+    steps = computer_turns(game, get_bot(difficulty, ctx.hard_budget), people)
     return [(s.move, s.events) for s in islice(steps, turns)]
 
 

@@ -155,7 +155,8 @@ class Thinker:
         """0: no pool, Hard thinks in the web process (for comparison and debugging)."""
         self.timeout = timeout if timeout is not None else float(os.environ.get("BOT_TIMEOUT", "20"))
         self.hard_budget = hard_budget if hard_budget is not None else hard_budget_from_env()
-        """Hard's simulated card plays per play decision (None: Hard's own, 108,000): lower
+        """Hard's simulated card plays per play decision (None: Hard's own,
+        :data:`engine.bots.hardis.IS_BUDGET`): lower
         it where a core is slower than the one Hard's time was measured on
         (docs/strength.md), so a decision stays within its second."""
         self._pool: ProcessPoolExecutor | None = None
