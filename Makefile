@@ -44,8 +44,11 @@ browser:
 	    SUDO=""; [ "$$(id -u)" -eq 0 ] || SUDO="sudo"; \
 	    $$SUDO apt-get update -qq && $$SUDO apt-get install -y -qq chromium; }
 
+# the suite on every core (pytest-xdist; TEST_WORKERS=0 runs it in this one process); an idle
+# worker takes tests from a busy one's queue, so the long browser games spread out
+TEST_WORKERS ?= auto
 test: lint browser catalogues
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS) --dist worksteal
 
 # serve the game: apply migrations, then uvicorn on HOST:PORT (default 127.0.0.1:8000)
 run: $(STAMP) catalogues
