@@ -152,7 +152,6 @@ class HardISBot(HardBot):
         sampler = DealSampler(view, infer=True)
         habits = self.habits(view)
         me = view.seat
-        n = view.players
         totals = view.totals
         target = view.rules.target_score
         cost = max(1, sum(view.hand_sizes))
@@ -218,13 +217,17 @@ class HardISBot(HardBot):
                 path.append(best)
                 node = best
             play_out_aware(st, me, shooters, hunters)
-            value = [0.0] * n
-            for s in range(n):
-                value[s] = (outcome(st, totals, s, target, True, moon_weight) if s == me
-                            else outcome(st, totals, s, target, False))
+            # the utility of each seat with a node on the path (Hard's own alone unless the
+            # opponents are searched too): the others' would be computed for nothing
+            value: dict[int, float] = {}
             for ch in path:
+                s = ch.seat
+                u = value.get(s)
+                if u is None:
+                    u = value[s] = (outcome(st, totals, s, target, True, moon_weight) if s == me
+                                    else outcome(st, totals, s, target, False))
                 ch.n += 1
-                ch.w += value[ch.seat]
+                ch.w += u
         return root
 
 
