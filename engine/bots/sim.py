@@ -254,10 +254,11 @@ class SimRound:
         """Play ``card`` (assumed legal) for the seat to play."""
         t = self.t
         seat = self.turn
+        bit = 1 << card
         if t.double:
             self.hands[seat] = remove_card(self.hands[seat], card)
         else:
-            self.hands[seat] ^= 1 << card
+            self.hands[seat] ^= bit
         trick = self.trick
         if trick:
             if card // 13 == self.led and card > self.best:
@@ -267,10 +268,10 @@ class SimRound:
             self.led = card // 13
             self.best = card
             self.best_seat = seat
-        if not self.broken and t.breaks >> card & 1:
+        if not self.broken and t.breaks & bit:
             self.broken = True
-        self.played |= 1 << card
-        self.tmask |= 1 << card
+        self.played |= bit
+        self.tmask |= bit
         trick.append(card)
         if len(trick) == t.n:
             self._end_trick()
@@ -363,11 +364,27 @@ def view_dealer(view: PlayerView) -> Callable[[Sequence[int]], SimRound]:
     two decks, the cards left out of the deal are unknown)."""
     read = SimRound._read(view)
     gone = (read.inplay, read.pen_in_play, read.moon_value)
+    double = read.t.double
+    # with one deck every deal of a view holds the same cards (those not yet played), so
+    # the count of the last deal serves the next when its hands hold the same cards
+    seen = -1
+    counted = gone
 
     def deal(hands: Sequence[int]) -> SimRound:
+        nonlocal seen, counted
         st = read.copy()
         st.hands = list(hands)
-        st._count_in_play(hands, gone)
+        if double:
+            st._count_in_play(hands, gone)
+            return st
+        union = 0
+        for h in hands:
+            union |= h
+        if union != seen:
+            st._count_in_play(hands, gone)
+            seen, counted = union, (st.inplay, st.pen_in_play, st.moon_value)
+        else:
+            st.inplay, st.pen_in_play, st.moon_value = counted
         return st
 
     return deal
