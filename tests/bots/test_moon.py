@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+from types import SimpleNamespace
 
 import pytest
 
@@ -10,7 +11,15 @@ from engine import Game, Phase, Rules
 from engine.bots.base import view_round
 from engine.bots.hard import HardBot, high_stakes
 from engine.bots.medium import MediumBot
-from engine.bots.policy import QS_BIT, expected_winners, hard_pass_candidates, pass_candidates
+from engine.bots.policy import (
+    MOON_THREAT_SHARE,
+    QS_BIT,
+    expected_winners,
+    hard_pass_candidates,
+    moon_threat,
+    only_taker,
+    pass_candidates,
+)
 from engine.bots.shooter import ShooterBot, going_for_moon, moon_pass
 from engine.cards import CardSet, parse_card
 from engine.referee import computer_turns
@@ -119,6 +128,27 @@ def test_expected_winners_agrees_with_its_definition_on_random_hands() -> None:
         out = sum(1 << c for c in cards[13:13 + rng.randrange(40)])
         for sure in (False, True):
             assert expected_winners(hand, out, sure) == by_the_book(hand, out, sure)
+
+
+def test_moon_threat_and_only_taker_agree_with_their_definitions() -> None:
+    """Both read the penalty cards each seat has taken from their sum; seat by seat, the
+    plain way, they must say the same for any counts at any table size."""
+    def threat_by_the_book(taken: list[int], points: list[int], moon_value: int, me: int) -> int:
+        takers = [s for s, k in enumerate(taken) if k]
+        if len(takers) != 1 or takers[0] == me:
+            return -1
+        num, den = MOON_THREAT_SHARE
+        return takers[0] if points[takers[0]] * den >= moon_value * num else -1
+
+    rng = random.Random(15)
+    for _ in range(3000):
+        n = rng.randint(3, 6)
+        taken = [rng.choice((0, 0, 0, 1, 2, 5)) for _ in range(n)]
+        points = [k * rng.randint(1, 3) for k in taken]
+        st = SimpleNamespace(pen_taken=taken, pen_points=points, moon_value=rng.choice((26, 36, 52)))
+        for me in range(n):
+            assert moon_threat(st, me) == threat_by_the_book(taken, points, st.moon_value, me)
+            assert only_taker(st, me) == all(not k for s, k in enumerate(taken) if s != me)
 
 
 def test_shooters_shoot_the_moon_against_medium() -> None:
