@@ -26,7 +26,9 @@ from typing import Any
 
 from . import openspiel
 from .bots import BOTS, EasyBot, HardBot, MediumBot
+from .bots.base import view_round
 from .bots.hardis import HardISBot
+from .bots.policy import choose_card
 from .bots.shooter import ShooterBot
 from .cards import LOW, QUEEN_OF_SPADES, SUIT_MASK, iter_cards
 from .moves import Move, PlayMove
@@ -112,19 +114,44 @@ def hard_budget_of(kind: str) -> int:
 
 class CpuTimed:
     """A player whose decisions' CPU time (this thread's, so other processes on a busy
-    machine do not count) is recorded by seat type."""
+    machine do not count) is recorded by seat type, and, with ``policy``, how often its
+    play is the careful policy's (:func:`policy_agreement`)."""
 
-    def __init__(self, player: Player, kind: str, cpu: dict[str, list[float]]) -> None:
+    def __init__(self, player: Player, kind: str, cpu: dict[str, list[float]],
+                 policy: dict[str, list[int]] | None = None) -> None:
         self.player = player
         self.kind = kind
         self.cpu = cpu
+        self.policy = policy
         self.name = kind
 
     def decide(self, view: PlayerView, rng: random.Random) -> Move:
         t0 = time.thread_time()
         move = self.player.decide(view, rng)
         self.cpu.setdefault(self.kind, []).append(time.thread_time() - t0)
+        if self.policy is not None and isinstance(move, PlayMove) and len(view.legal) > 1:
+            same, alike = policy_agreement(view, int(move.card))
+            counts = self.policy.setdefault(self.kind, [0, 0, 0])
+            counts[0] += 1
+            counts[1] += same
+            counts[2] += alike
         return move
+
+
+def policy_agreement(view: PlayerView, card: int) -> tuple[bool, bool]:
+    """Whether ``card``, played from ``view``, is the careful policy's card (Medium's, the
+    model of the opponents in Hard's rollouts), and whether it plays alike: the same suit
+    and points with no card still out between the two (as :func:`~engine.bots.hardis.moves_of`
+    counts them; with two decks only the card itself)."""
+    st = view_round(view)
+    mine = choose_card(st)
+    if mine == card:
+        return True, True
+    if st.t.double or mine // 13 != card // 13 or st.t.pts[mine] != st.t.pts[card]:
+        return False, False
+    lo, hi = min(mine, card), max(mine, card)
+    out = (st.inplay & ~st.played & ~(st.hands[st.turn] & LOW)) | st.tmask
+    return False, not out & ((1 << hi) - (1 << (lo + 1)))
 
 
 # ---- playing one deal ------------------------------------------------------------------------
@@ -193,10 +220,11 @@ def play_lineup(start: Game, lineup: list[str]) -> dict[str, Any]:
     rotations = []
     times: dict[str, list[float]] = {}
     cpu: dict[str, list[float]] = {}
+    policy: dict[str, list[int]] = {}
     for rot in range(n):
         kinds = [lineup[(s - rot) % n] for s in range(n)]
         game = start.copy()  # the same deal for every rotation
-        players = {s: CpuTimed(make_player(kind, game, cfg["hard_budget"], cfg["ismcts_sims"]), kind, cpu)
+        players = {s: CpuTimed(make_player(kind, game, cfg["hard_budget"], cfg["ismcts_sims"]), kind, cpu, policy)
                    for s, kind in enumerate(kinds)}
         chances = [0] * n  # decisions where a cheap stop of a moon was on offer
         for step in computer_turns(game, players):
@@ -214,7 +242,7 @@ def play_lineup(start: Game, lineup: list[str]) -> dict[str, Any]:
             rotation["review"] = [[[round(r.lost, 3), r.label] for r in review_hand(record, s, game.round_index)]
                                   for s in range(n)]
         rotations.append(rotation)
-    return {"rotations": rotations, "times": times, "cpu": cpu}
+    return {"rotations": rotations, "times": times, "cpu": cpu, "policy": policy}
 
 
 def play_deal(k: int) -> dict[str, Any]:
@@ -331,6 +359,12 @@ def summarise(results: list[dict[str, Any]], lineup: list[str]) -> dict[str, Any
                                "mean_loss": round(lm, 3), "mean_loss_ci95": [round(llo, 3), round(lhi, 3)],
                                "labels": {name: sum(1 for _, lab in rated if lab == name)
                                           for name in ("best", "good", "inaccuracy", "mistake", "blunder")}}
+        agreed = [r["policy"][kind] for r in results if kind in r.get("policy", {})]
+        if agreed:
+            # its plays with a choice of cards: how many were the careful policy's card, or alike
+            choices, same, alike = (sum(a[i] for a in agreed) for i in range(3))
+            entry["policy_agreement"] = {"choices": choices, "same": round(same / choices, 4) if choices else None,
+                                         "alike": round(alike / choices, 4) if choices else None}
         if kind == ISMCTS:
             entry["note"] = "plays with OpenSpiel ISMCTSBot; passes with Medium's passing"
         players[kind] = entry
@@ -416,6 +450,12 @@ def format_table(summary: dict[str, Any]) -> str:
             lines.append(f"review: {kind} loses {rv['mean_loss']:.3f} expected points per decision "
                          f"[{rv['mean_loss_ci95'][0]:.3f}, {rv['mean_loss_ci95'][1]:.3f}] over {rv['decisions']} "
                          f"decisions ({rv['forced']} forced not counted): {labels}")
+    for kind, e in summary["players"].items():
+        pa = e.get("policy_agreement")
+        if pa and pa["choices"]:
+            lines.append(f"policy: {kind} played the careful policy's card in {100 * pa['same']:.1f} % of "
+                         f"{pa['choices']} plays with a choice ({100 * pa['alike']:.1f} % counting cards that "
+                         "play alike)")
     for kind, e in summary["players"].items():
         if "note" in e:
             lines.append(f"note: {kind} {e['note']}")

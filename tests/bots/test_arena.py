@@ -9,11 +9,14 @@ import pytest
 
 from engine import arena
 from engine.arena import _init_worker, cheap_stop, main, play_deal, summarise
+from engine.bots.base import view_round
 from engine.bots.hardis import FORMER_BUDGET, IS_BUDGET, MAX_ITERATIONS, HardISBot
+from engine.bots.policy import choose_card
+from engine.cards import CardSet, parse_card
 from engine.rules import Rules
 from engine.state import Game
 
-from .test_moon import moon_position
+from .test_moon import MOON_HANDS, MOON_MOVES, moon_position
 
 
 def _run(capsys: pytest.CaptureFixture[str], *args: str) -> dict:  # type: ignore[type-arg]
@@ -233,3 +236,48 @@ def test_a_stopped_run_resumes_to_the_same_results(capsys: pytest.CaptureFixture
     with pytest.raises(SystemExit):
         main([*cmd[:-3], "--seed", "12", "--save", str(half)])
     assert half.read_text() == before
+
+
+def test_the_summary_says_how_often_each_type_plays_the_policys_card(capsys: pytest.CaptureFixture[str]) -> None:
+    res = _run(capsys, "--seats", "medium,easy,shooter,medium", "--deals", "2", "--seed", "5", "--json")
+    medium, easy = res["players"]["medium"]["policy_agreement"], res["players"]["easy"]["policy_agreement"]
+    # Medium plays the policy itself; Easy does not (forced plays are not counted)
+    assert medium["choices"] > 20 and medium["same"] == medium["alike"] == 1.0
+    assert easy["choices"] > 20 and easy["same"] <= easy["alike"] < 1.0
+    assert "policy: medium played the careful policy's card in 100.0 %" in arena.format_table(res)
+
+
+def test_cards_that_play_alike_are_those_with_no_card_out_between_them() -> None:
+    game = Game(Rules(passing=False), seed=1, deals=[MOON_HANDS])
+    seen_alike = 0
+    for seat, code in MOON_MOVES:
+        view = game.view(seat)
+        policy = choose_card(view_round(view))
+        hand = view.hand.mask
+        played = sum(1 << int(c) for t in view.tricks for c in t.cards)
+        for card in view.legal:
+            c = int(card)
+            between = range(min(c, policy) + 1, max(c, policy))
+            alike = c // 13 == policy // 13 and all(hand >> b & 1 or played >> b & 1 for b in between)
+            assert arena.policy_agreement(view, c) == (c == policy, alike)
+            seen_alike += alike and c != policy
+        game.play(seat, code)
+    assert seen_alike  # (8♣ 9♣ 10♣ J♣ in the first trick, for one)
+
+
+def test_a_card_on_the_table_between_two_keeps_them_from_playing_alike() -> None:
+    clubs = {0: "2C 3C 4C 8C 9C", 1: "6C TC JC", 2: "5C 7C", 3: "QC KC AC"}
+    others = [f"{r}{s}" for s in "DSH" for r in "23456789TJQKA"]
+    hands = []
+    for seat in range(4):
+        mine = clubs[seat].split()
+        while len(mine) < 13:
+            mine.append(others.pop())
+        hands.append(" ".join(mine))
+    game = Game(Rules(passing=False), seed=1, deals=[hands])
+    game.play(0, "2C")
+    game.play(1, "6C")
+    view = game.view(2)  # 5♣ or 7♣, with the 6♣ between them on the table
+    assert str(view.legal) == str(CardSet("5C 7C"))
+    assert choose_card(view_round(view)) == int(parse_card("5C"))
+    assert arena.policy_agreement(view, int(parse_card("7C"))) == (False, False)
