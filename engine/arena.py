@@ -27,7 +27,7 @@ from typing import Any
 from . import openspiel
 from .bots import BOTS, EasyBot, HardBot, MediumBot
 from .bots.base import view_round
-from .bots.hardis import HardISBot
+from .bots.hardis import HardISBot, moves_of
 from .bots.policy import choose_card
 from .bots.shooter import ShooterBot
 from .cards import LOW, QUEEN_OF_SPADES, SUIT_MASK, iter_cards
@@ -114,11 +114,11 @@ def hard_budget_of(kind: str) -> int:
 
 class CpuTimed:
     """A player whose decisions' CPU time (this thread's, so other processes on a busy
-    machine do not count) is recorded by seat type, and, with ``policy``, how often its
-    play is the careful policy's (:func:`policy_agreement`)."""
+    machine do not count) is recorded by seat type in ``cpu``, and in ``policy`` how often
+    its play is the careful policy's (:func:`policy_agreement`)."""
 
     def __init__(self, player: Player, kind: str, cpu: dict[str, list[float]],
-                 policy: dict[str, list[int]] | None = None) -> None:
+                 policy: dict[str, list[int]]) -> None:
         self.player = player
         self.kind = kind
         self.cpu = cpu
@@ -129,7 +129,7 @@ class CpuTimed:
         t0 = time.thread_time()
         move = self.player.decide(view, rng)
         self.cpu.setdefault(self.kind, []).append(time.thread_time() - t0)
-        if self.policy is not None and isinstance(move, PlayMove) and len(view.legal) > 1:
+        if isinstance(move, PlayMove) and len(view.legal) > 1:
             same, alike = policy_agreement(view, int(move.card))
             counts = self.policy.setdefault(self.kind, [0, 0, 0])
             counts[0] += 1
@@ -140,18 +140,19 @@ class CpuTimed:
 
 def policy_agreement(view: PlayerView, card: int) -> tuple[bool, bool]:
     """Whether ``card``, played from ``view``, is the careful policy's card (Medium's, the
-    model of the opponents in Hard's rollouts), and whether it plays alike: the same suit
-    and points with no card still out between the two (as :func:`~engine.bots.hardis.moves_of`
-    counts them; with two decks only the card itself)."""
+    model of the opponents in Hard's rollouts), and whether it plays alike: one move of
+    Hard's tree (:func:`~engine.bots.hardis.moves_of`: the same suit and points with no card
+    still out between them; with two decks only the card itself)."""
     st = view_round(view)
     mine = choose_card(st)
     if mine == card:
         return True, True
-    if st.t.double or mine // 13 != card // 13 or st.t.pts[mine] != st.t.pts[card]:
-        return False, False
-    lo, hi = min(mine, card), max(mine, card)
-    out = (st.inplay & ~st.played & ~(st.hands[st.turn] & LOW)) | st.tmask
-    return False, not out & ((1 << hi) - (1 << (lo + 1)))
+    runs = moves_of(st)  # the lowest card of each run, in order
+
+    def run(c: int) -> int:
+        return max(r for r in runs if r <= c)
+
+    return False, run(mine) == run(card)
 
 
 # ---- playing one deal ------------------------------------------------------------------------
