@@ -362,10 +362,11 @@ def summarise(results: list[dict[str, Any]], lineup: list[str]) -> dict[str, Any
                                           for name in ("best", "good", "inaccuracy", "mistake", "blunder")}}
         agreed = [r["policy"][kind] for r in results if kind in r.get("policy", {})]
         if agreed:
-            # its plays with a choice of cards: how many were the careful policy's card, or alike
+            # its plays with a choice of cards (a count exists only once one was counted): how
+            # many were the careful policy's card, or alike
             choices, same, alike = (sum(a[i] for a in agreed) for i in range(3))
-            entry["policy_agreement"] = {"choices": choices, "same": round(same / choices, 4) if choices else None,
-                                         "alike": round(alike / choices, 4) if choices else None}
+            entry["policy_agreement"] = {"choices": choices, "same": round(same / choices, 4),
+                                         "alike": round(alike / choices, 4)}
         if kind == ISMCTS:
             entry["note"] = "plays with OpenSpiel ISMCTSBot; passes with Medium's passing"
         players[kind] = entry
@@ -453,7 +454,7 @@ def format_table(summary: dict[str, Any]) -> str:
                          f"decisions ({rv['forced']} forced not counted): {labels}")
     for kind, e in summary["players"].items():
         pa = e.get("policy_agreement")
-        if pa and pa["choices"]:
+        if pa:
             lines.append(f"policy: {kind} played the careful policy's card in {100 * pa['same']:.1f} % of "
                          f"{pa['choices']} plays with a choice ({100 * pa['alike']:.1f} % counting cards that "
                          "play alike)")
