@@ -125,7 +125,9 @@ def create_app(settings: Settings) -> FastAPI:
 <script src="{SWAGGER_UI}/swagger-ui-bundle.js"></script><script src="/static/api-docs.js"></script>
 </body></html>""")
 
-    # innermost: the request's database session is closed once its answer is out
+    # innermost: the JSON API's moves go to their routes without FastAPI's request handling
+    app.add_middleware(api.HotRoutes)
+    # the request's database session is closed once its answer is out
     app.add_middleware(CloseSession)
     # it sees the path after the language prefix is gone
     app.add_middleware(PlayerCookieMiddleware, settings=settings)

@@ -7,23 +7,28 @@ unknown game is 404.
 
 from __future__ import annotations
 
+import inspect
 import json
-from collections.abc import Callable
+import re
+from collections.abc import Awaitable, Callable
 from enum import Enum
 from typing import Annotated, Any, Literal, TypeVar
 
 from fastapi import APIRouter, Request, Response, status
-from pydantic import BaseModel, ConfigDict, Field
+from fastapi.concurrency import run_in_threadpool
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from sqlmodel import Session
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from engine import Card, CardSet
 from engine import events as ev
 
 from .. import coaching, review_view, services
 from ..deps import CurrentPlayer, SessionDep, as_player, get_session
-from ..errors import GAME_NOW, REFUSED, refusal
+from ..errors import GAME_NOW, REFUSED, CsrfError, refusal
 from ..models import Player
 from ..options import OptionsBase, Whole, with_rule_options
+from ..security import require_csrf
 from ..services import Context, GameNotFoundError, Outcome
 
 router = APIRouter(prefix="/api/v1", tags=["game"])
@@ -331,3 +336,115 @@ def game_now(session: Session, player_id: str, game_id: str | None) -> dict[str,
     except GameNotFoundError:
         return None
     return game_out(Outcome(rec, services.load_game(rec))).model_dump()
+
+
+# ---- the moves' fast path -----------------------------------------------------------------
+
+HOT_ROUTES: dict[str, tuple[type[Versioned], Callable[..., Awaitable[Response]]]] = {
+    "pass": (PassBody, pass_cards), "play": (PlayBody, play_card),
+    "moon": (MoonBody, choose_moon), "next": (Versioned, next_round)}
+"""The game's moves (``POST /api/v1/games/{game_id}/<name>``): the body each one takes and
+its route, which :class:`HotRoutes` calls without FastAPI's request handling."""
+
+_HOT_PATH = re.compile(r"/api/v1/games/([^/]+)/(" + "|".join(HOT_ROUTES) + ")")
+
+
+class HotRoutes:
+    """Pure ASGI, innermost (inside every middleware of :mod:`app.main`): a move of the
+    JSON API that is well formed goes straight to its route function, with the router's
+    CSRF check, its body parsed by the route's own model and its refusal answered by the
+    app's own handler (:mod:`app.errors`).  FastAPI's matching of ~70 routes, its solving
+    of the dependencies and its request handling were a third of the event loop's CPU an
+    action (docs/benchmarks.md, "CPU per action").
+
+    Anything else, and any move that is not well formed (no JSON content type, a body that
+    is not JSON or not the model, a CSRF check that fails, a ``root_path``), is handed to
+    the app with its body as read, so FastAPI answers it exactly as it always has: the
+    fast path never gives an answer FastAPI would not have given."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        hot = (scope["type"] == "http" and scope["method"] == "POST" and not scope.get("root_path")
+               and _HOT_PATH.fullmatch(scope["path"]))
+        if not hot:
+            await self.app(scope, receive, send)
+            return
+        body, receive = await _read_body(receive)
+        model, route = HOT_ROUTES[hot.group(2)]
+        request = Request(scope, receive)
+        parsed = None if body is None else _parsed(request, body, model)
+        if parsed is None:
+            await self.app(scope, receive, send)
+            return
+        try:
+            await require_csrf(request)
+        except CsrfError:
+            await self.app(scope, receive, send)
+            return
+        scope["path_params"] = {"game_id": hot.group(1)}
+        try:
+            response = await route(hot.group(1), parsed, request)
+        except Exception as exc:  # answered as FastAPI's exception middleware would
+            handler = _handler_of(request.app, exc)
+            if handler is None:
+                raise
+            response = (await handler(request, exc) if inspect.iscoroutinefunction(handler)
+                        else await run_in_threadpool(handler, request, exc))
+        await response(scope, receive, send)
+
+
+async def _read_body(receive: Receive) -> tuple[bytes | None, Receive]:
+    """The request's whole body, and a ``receive`` that gives it again, then waits as the
+    original does (for the client's disconnect); None if the client left before it was
+    whole."""
+    chunks: list[bytes] = []
+    more = True
+    while more:
+        message = await receive()
+        if message["type"] != "http.request":
+            # the client left: the app (given the body as None) sees the same
+            return None, _gone(message)
+        chunks.append(message.get("body", b""))
+        more = message.get("more_body", False)
+    body = b"".join(chunks)
+    sent = False
+
+    async def replay() -> Message:
+        nonlocal sent
+        if not sent:
+            sent = True
+            return {"type": "http.request", "body": body, "more_body": False}
+        return await receive()
+
+    return body, replay
+
+
+def _gone(message: Message) -> Receive:
+    async def gone() -> Message:
+        return message
+    return gone
+
+
+def _parsed(request: Request, body: bytes, model: type[Versioned]) -> Versioned | None:
+    """The body as the route's model, as FastAPI reads it (JSON, validated in Python mode),
+    or None when FastAPI would refuse it or read it otherwise."""
+    content_type = request.headers.get("content-type", "")
+    if content_type.split(";")[0].strip().lower() != "application/json":
+        return None
+    try:
+        return model.model_validate(json.loads(body))
+    except (ValueError, ValidationError):  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+        return None
+
+
+def _handler_of(app: Any, exc: Exception) -> Callable[..., Any] | None:
+    """The handler the app registered for ``exc``'s class or the nearest base, leaving out
+    the server error's (500), which is answered outside, as it is for any route."""
+    handlers = app.exception_handlers
+    for kind in type(exc).__mro__:
+        if kind in handlers and kind is not Exception:
+            handler: Callable[..., Any] = handlers[kind]
+            return handler
+    return None
