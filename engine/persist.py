@@ -38,8 +38,13 @@ so spelling each play anew was most of :func:`dumps` (docs/benchmarks.md)."""
 
 def move_codes(game: Game) -> list[str]:
     """``[m.code() for m in game.moves]``, without making a :class:`PlayMove` per play."""
+    return _codes(game._log)
+
+
+def _codes(log: list[Any]) -> list[str]:
+    """The codes of the moves of a game's log: plays as (seat, card) tuples, the other
+    moves as values."""
     codes = []
-    log: list[Any] = game._log  # plays as (seat, card) tuples, the other moves as values
     for m in log:
         if type(m) is tuple:
             code = _PLAY_CODES.get(m)
@@ -85,7 +90,35 @@ def game_from_dict(data: Any) -> Game:
 
 
 def dumps(game: Game) -> str:
-    return json.dumps(game_to_dict(game), separators=(",", ":"), ensure_ascii=False)
+    """``json.dumps(game_to_dict(game))``, compact, the same text, with the move log spelt
+    only from where the game's last ``dumps`` stopped: an action stores the whole game
+    again, and spelling hundreds of moves anew was most of storing it."""
+    count, text = game._log_json
+    log: list[Any] = game._log
+    if count != len(log):
+        new = ",".join(map(_json, _codes(log[int(count):])))
+        text = f"{text},{new}" if text else new
+        game._log_json[:] = [len(log), text]
+    deals = (',"deals":' + _json([[str(_cs(h)) for h in d] for d in game._deals])) if game._deals else ""
+    return (f'{{"schema":{SCHEMA_VERSION},"rules":{_rules_json(game.rules)},"seed":{_json(game.seed)},'
+            f'"moves":[{text}]{deals}}}')
+
+
+def _json(value: object) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False)
+
+
+_RULES_JSON: dict[Rules, str] = {}
+
+
+def _rules_json(rules: Rules) -> str:
+    """The rules as JSON, once per distinct rules (a frozen value; a handful in use)."""
+    text = _RULES_JSON.get(rules)
+    if text is None:
+        if len(_RULES_JSON) > 1000:
+            _RULES_JSON.clear()
+        text = _RULES_JSON[rules] = _json(rules.to_dict())
+    return text
 
 
 def loads(text: str) -> Game:

@@ -66,6 +66,9 @@ class Game:
         self.shooters: list[int | None] = []
         self.winner: int | None = None
         self._log: list[tuple[int, Card] | Move] = []
+        # the log's first moves spelt as JSON, [how many, text], kept by engine.persist: the
+        # log only grows, and storing an action writes it whole again
+        self._log_json: list[int | str] = [0, ""]
         self.round_index = -1
         self._start_round([])
 

@@ -234,3 +234,23 @@ def test_the_stored_move_codes_are_each_moves_own_code(name: str) -> None:
         assert codes == [m.code() for m in g.moves]
         assert [parse_move(c) for c in codes] == g.moves
         assert {c.split()[-1] if c == "next" else c.split()[1] for c in codes} >= {"play", "next"}
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_dumps_spelt_bit_by_bit_is_the_whole_record_spelt_at_once(name: str) -> None:
+    # dumps spells only the moves added since it last spelt the game (a copy included): the
+    # text is still the record's JSON written whole, after any number of moves
+    rng = random.Random(name)
+    games = [Game(PRESETS[name], seed=rng.randrange(1000))]
+    games.append(game_with(NO_PASS, "2C", "", "", "QS"))
+    for g in games:
+        while not g.is_over and g.move_count < 700:
+            g.apply(random_move(g, rng))
+            if rng.random() < 0.15:
+                whole = json.dumps(game_to_dict(g), separators=(",", ":"), ensure_ascii=False)
+                assert dumps(g) == whole
+                if rng.random() < 0.2 and not g.is_over:
+                    twin = g.copy()
+                    twin.apply(random_move(twin, rng))
+                    assert dumps(g) == whole and dumps(twin) != whole
+        assert dumps(loads(dumps(g))) == dumps(g)
