@@ -201,9 +201,9 @@ def multiset_sub(a: int, b: int) -> int:
 
 def multiset_add(a: int, b: int) -> int:
     """Multiset sum of two masks; the caller guarantees no count exceeds two."""
-    for card in iter_cards(b):
-        a = add_card(a, card)
-    return a
+    al, bl = a & LOW, b & LOW
+    # one copy wherever either has one; a second wherever either has two, or both one
+    return al | bl | ((a >> 52) | (b >> 52) | (al & bl)) << 52
 
 
 def _suit_table() -> tuple[tuple[tuple[Card, ...], ...], ...]:

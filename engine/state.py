@@ -137,6 +137,7 @@ class Game:
         self.received: list[int] = [0] * n
         self.tricks: list[Trick] = []
         self.trick: list[Card] = []
+        self._played = 0  # every card played this round (a multiset with two decks)
         self.pot: list[Card] = []
         self.taken_points = [0] * n
         self._taken_penalty = [0] * n
@@ -347,6 +348,7 @@ class Game:
         else:
             self.hands[seat] ^= 1 << card
         self._log.append((seat, card))
+        self._played = add_to(self._played, card, r.cancellation)
         trick = self.trick
         suit = card // 13
         if trick:
@@ -556,19 +558,18 @@ class Game:
         target = d.target(seat, n) if d is not PassDirection.NONE else None
         source = d.source(seat, n) if d is not PassDirection.NONE else None
         deck = rules.deck_mask
-        seen = self.hands[seat]
+        seen = multiset_add(self.hands[seat], self._played)
         still_held = my_pass if (my_pass is not None and exchanged) else 0
-        played_tricks = list(self.tricks)
-        for t in played_tricks:
-            for i, c in enumerate(t.cards):
-                seen = add_card(seen, c)
-                if still_held and t.seat_of(i, n) == target and still_held >> c & 1:
-                    still_held = remove_card(still_held, c)
-        if self.trick:
-            for i, c in enumerate(self.trick):
-                seen = add_card(seen, c)
-                if still_held and (self.leader + i) % n == target and still_held >> c & 1:  # type: ignore[operator]
-                    still_held = remove_card(still_held, c)
+        if still_held:
+            # the passed cards the target has played since: one card of theirs a trick
+            led = [(t.leader, t.cards) for t in self.tricks]
+            if self.trick:
+                led.append((self.leader, self.trick))  # type: ignore[arg-type]
+            for leader, cards in led:
+                at = (target - leader) % n  # type: ignore[operator]
+                if at < len(cards) and still_held >> cards[at] & 1:
+                    still_held = remove_card(still_held, cards[at])
+        played_tricks = self.tricks
         unseen = multiset_sub(multiset_sub(deck, seen), still_held)
         if my_pass is not None and not exchanged:
             # chosen but not yet exchanged: the cards are still in our own hand

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import json
+import random
 
 import pytest
 
-from engine import STANDARD, Card, CardSet, Game, PassDirection, Phase, PlayerView, Rules, Suit
+from engine import PRESETS, STANDARD, Card, CardSet, Game, PassDirection, Phase, PlayerView, Rules, Suit
 
-from .helpers import NO_PASS, deck_mask, game_with, play, play_lowest, play_policy
+from .helpers import NO_PASS, deck_mask, game_with, play, play_lowest, play_policy, random_move
 
 PLAIN = [
     "2C 3C 4C 5C 2D 3D 4D 5D 2S 3S 4S 5S 2H",
@@ -218,3 +219,38 @@ def test_the_view_module_never_imports_the_true_state() -> None:
             assert node.module not in ("state", "engine.state"), node.module
         if isinstance(node, ast.Import):
             assert all(a.name != "engine.state" for a in node.names)
+
+
+def _unseen_and_still_held_card_by_card(g: Game, seat: int) -> tuple[CardSet, CardSet]:
+    """``unseen`` and ``passed_still_held`` worked out from the round's tricks card by card,
+    as a player at the seat would (the view keeps a running mask of the round's plays)."""
+    from engine.cards import add_card, multiset_sub, remove_card
+
+    n = g.players
+    exchanged = g.phase is not Phase.PASS and g.pass_direction is not PassDirection.NONE
+    my_pass = g.passes[seat]
+    target = g.pass_direction.target(seat, n) if g.pass_direction is not PassDirection.NONE else None
+    seen = g.hands[seat]
+    still = my_pass if (my_pass is not None and exchanged) else 0
+    led = [(t.leader, t.cards) for t in g.tricks] + ([(g.leader, tuple(g.trick))] if g.trick else [])
+    for leader, cards in led:
+        for i, c in enumerate(cards):
+            seen = add_card(seen, c)
+            if still and (leader + i) % n == target and still >> c & 1:
+                still = remove_card(still, c)
+    deck = g.rules.deck_mask
+    unseen = multiset_sub(deck, seen) if (my_pass is not None and not exchanged) else multiset_sub(
+        multiset_sub(deck, seen), still)
+    return CardSet.from_mask(unseen), CardSet.from_mask(still)
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_unseen_and_passed_still_held_agree_with_the_round_read_card_by_card(name: str) -> None:
+    rng = random.Random(name)
+    for seed in range(3):
+        g = Game(PRESETS[name], seed=seed)
+        while not g.is_over and g.move_count < 400:
+            for seat in range(g.players):
+                v = g.view(seat)
+                assert (v.unseen, v.passed_still_held) == _unseen_and_still_held_card_by_card(g, seat)
+            g.apply(random_move(g, rng))
