@@ -522,7 +522,9 @@ class Game:
         new = Game.__new__(Game)
         for name, value in vars(self).items():
             if type(value) is list:
-                value = [list(v) if type(v) is list else v for v in value]
+                # a list holds one kind of value: lists (the deals) are copied in turn, and
+                # the rest (the long move log) copied whole, not element by element
+                value = [list(v) for v in value] if value and type(value[0]) is list else value[:]
             elif isinstance(value, (dict, set, bytearray)):
                 # no such attribute today; a shallow copy of one would share state
                 raise TypeError(f"Game.{name} is a {type(value).__name__}: copy() does not know how to copy it")
