@@ -172,6 +172,7 @@ def table_of(model: type[SQLModel]) -> Table:
 
 
 GAME_TABLE = table_of(GameRecord)
+PLAYER_TABLE = table_of(Player)
 FRIEND_TABLE = table_of(FriendTable)
 SEAT_TABLE = table_of(TableSeat)
 BUCKET_TABLE = table_of(RateBucket)

@@ -12,14 +12,17 @@ import logging
 import threading
 import uuid
 from collections import OrderedDict
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
-from typing import Any, NoReturn
+from typing import Any, NoReturn, TypeVar
 
-from sqlalchemy import and_, bindparam, exists, inspect, update
+from sqlalchemy import Connection, and_, bindparam, exists, inspect, update
+from sqlalchemy import select as sa_select
 from sqlalchemy.dialects import postgresql, sqlite
+from sqlalchemy.orm import make_transient_to_detached
 from sqlalchemy.orm.attributes import set_committed_value
+from sqlalchemy.orm.instrumentation import manager_of_class
 from sqlmodel import Session, col, select
 
 from engine import Card, CardSet, Game, Phase, PlayerView, Rules, dumps, loads
@@ -33,7 +36,7 @@ from . import limits
 from .config import Settings
 from .db import writing
 from .errors import BadChoiceError, GameClosedError, GameNotFoundError, StaleGameError, StaleStateError
-from .models import DIFFICULTIES, FRIENDS, GAME_TABLE, GameRecord, Player, Record, utcnow
+from .models import DIFFICULTIES, FRIENDS, GAME_TABLE, PLAYER_TABLE, GameRecord, Player, Record, utcnow
 from .thinking import POOLED, Thinker
 
 log = logging.getLogger(__name__)
@@ -99,6 +102,9 @@ class Outcome:
         return [e for s in self.steps for e in s.events]
 
 
+T = TypeVar("T")
+
+
 def new_id() -> str:
     return uuid.uuid4().hex
 
@@ -110,10 +116,12 @@ def new_id() -> str:
 # per action").  A request's session is new, so there is no loaded object to return instead.
 _PLAYER_BY_ID = select(Player).where(col(Player.id) == bindparam("id"))
 _GAME_BY_ID = select(GameRecord).where(col(GameRecord.id) == bindparam("id"))
-_PLAYER_AND_GAME = (select(Player, GameRecord)
-                    .outerjoin(GameRecord, and_(col(GameRecord.id) == bindparam("game_id"),
-                                                col(GameRecord.player_id) == col(Player.id)))
-                    .where(col(Player.id) == bindparam("id")))
+_PLAYER_AND_GAME = (sa_select(*PLAYER_TABLE.c, *GAME_TABLE.c)
+                    .select_from(PLAYER_TABLE.outerjoin(GAME_TABLE, and_(
+                        GAME_TABLE.c.id == bindparam("game_id"), GAME_TABLE.c.player_id == PLAYER_TABLE.c.id)))
+                    .where(PLAYER_TABLE.c.id == bindparam("id")))
+"""An action's player and game as one row of Core columns: loading them as ORM objects in
+the session cost three times the statement (~290 us against ~100, docs/benchmarks.md)."""
 
 
 def get_player(session: Session, player_id: str | None) -> Player | None:
@@ -121,10 +129,34 @@ def get_player(session: Session, player_id: str | None) -> Player | None:
 
 
 def get_player_and_game(session: Session, player_id: str, game_id: str) -> tuple[Player | None, GameRecord | None]:
-    """The player and their game ``game_id`` (None if it is not theirs) in one statement: an
-    action's two reads, where each ORM query costs more than its row (~150 us)."""
-    row = session.exec(_PLAYER_AND_GAME, params={"id": player_id, "game_id": game_id}).first()
-    return (None, None) if row is None else (row[0], row[1])
+    """The player and their game ``game_id`` (None if it is not theirs) in one statement, in
+    a short transaction of its own on a connection of the session's engine, without the
+    session: the objects come back detached, as if loaded by a session since closed (they
+    have their identity, so :func:`is_stored` holds and a session they are added to updates
+    them).  What follows in the session starts a transaction of its own."""
+    params = {"id": player_id, "game_id": game_id}
+    bind = session.get_bind()
+    if isinstance(bind, Connection):  # a session bound to a connection: in its transaction
+        row = bind.execute(_PLAYER_AND_GAME, params).first()
+    else:
+        with bind.connect() as conn:
+            row = conn.execute(_PLAYER_AND_GAME, params).first()
+            conn.rollback()
+    if row is None:
+        return None, None
+    n = len(PLAYER_TABLE.c)
+    player = _detached(Player, PLAYER_TABLE.c, row[:n])
+    game = None if row[n] is None else _detached(GameRecord, GAME_TABLE.c, row[n:])
+    return player, game
+
+
+def _detached(cls: type[T], columns: Iterable[Any], values: Sequence[Any]) -> T:
+    """An instance of the mapped ``cls`` with ``values`` as its stored columns, made as the
+    ORM makes a loaded one (no ``__init__``, no validation), detached."""
+    obj: T = manager_of_class(cls).new_instance()
+    obj.__dict__.update(zip((c.key for c in columns), values, strict=True))
+    make_transient_to_detached(obj)
+    return obj
 
 
 def create_player(session: Session) -> Player:
@@ -407,8 +439,10 @@ def _act(session: Session, player: Player, game_id: str | None, version: int,
 
 def _end_transaction(session: Session) -> None:
     # commit, not rollback: nothing is pending, and a commit keeps the loaded objects
-    # (expire_on_commit=False) where a rollback would expire them
-    session.commit()
+    # (expire_on_commit=False) where a rollback would expire them.  An action whose reads
+    # were made outside the session (get_player_and_game) has none to end
+    if session.in_transaction():
+        session.commit()
 
 
 _STORED = ("record", "version", "updated_at", "status", "moons_counted")
