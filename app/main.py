@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import os
 from collections.abc import AsyncIterator, MutableMapping
 from contextlib import asynccontextmanager, suppress
 from pathlib import Path
@@ -93,6 +94,10 @@ def create_app(settings: Settings) -> FastAPI:
                     "games from one address get 429, and a full server 503; both say when to retry in "
                     "Retry-After.",
         docs_url=None, redoc_url=None, openapi_url="/api/v1/openapi.json",
+        # FastAPI's own OpenTelemetry spans and metrics, only where the operator set OpenTelemetry
+        # up (an OTEL_* variable): otherwise it asks the global providers at every request
+        # whether they are configured (docs/benchmarks.md, "CPU per action")
+        telemetry=None if _otel_configured() else {"tracing": False, "metrics": False, "logs": False},
     )
     app.state.settings = settings
     app.state.db_engine = make_engine(settings.database_url, pool_size=settings.pool_size)
@@ -149,6 +154,10 @@ def create_app(settings: Settings) -> FastAPI:
     # added last, so outermost: the language prefix is gone before anything else sees the path
     app.add_middleware(i18n.LanguageMiddleware)
     return app
+
+
+def _otel_configured() -> bool:
+    return any(name.startswith("OTEL_") for name in os.environ)
 
 
 def _refused(request: Request, reason: Exception | str, status: int) -> Response:

@@ -5,6 +5,7 @@ well formed ones may take the short way."""
 from __future__ import annotations
 
 import itertools
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -206,3 +207,16 @@ def test_other_requests_pass_untouched() -> None:
         anyio.run(HotRoutes(inner), {"type": "http", "method": method, "path": path}, None, None)
     anyio.run(HotRoutes(inner), {"type": "websocket", "path": "/api/v1/games/abc/play"}, None, None)
     assert len(seen) == 12
+
+
+def test_fastapis_telemetry_is_on_only_where_opentelemetry_was_set_up(monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.config import Settings
+    from app.main import create_app
+
+    for name in [n for n in os.environ if n.startswith("OTEL_")]:
+        monkeypatch.delenv(name)
+    off = create_app(Settings(database_url="sqlite://", secret_key="t"))
+    assert not any(off._telemetry[k] for k in ("tracing", "metrics", "logs"))
+    monkeypatch.setenv("OTEL_SERVICE_NAME", "hearts")
+    on = create_app(Settings(database_url="sqlite://", secret_key="t"))
+    assert all(on._telemetry[k] for k in ("tracing", "metrics", "logs"))
