@@ -106,10 +106,12 @@ class CloseSession:
                 if session.in_transaction():
                     # a rollback may wait for the database: not on the event loop
                     await run_in_threadpool(session.close)
-                else:
+                elif session.identity_map or session.new or session.deleted:
                     # nothing to end (every action commits): no connection is held, so
                     # closing only forgets the loaded objects, without a thread hop
                     session.close()
+                # else nothing was loaded or held (an action that read and stored outside
+                # the session, app.services): there is nothing to close
 
 
 def signer(settings: Settings) -> URLSafeTimedSerializer:
