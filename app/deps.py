@@ -7,7 +7,6 @@ dependencies and its route (see :mod:`app.limits` for why that matters).
 
 from __future__ import annotations
 
-import dataclasses
 from collections.abc import Callable
 from datetime import UTC
 from typing import Annotated, TypeVar
@@ -75,11 +74,12 @@ SessionDep = Annotated[Session, Depends(_session)]
 ThinkerDep = Annotated[Thinker, Depends(_thinker)]
 
 
-def context_of(request: Request) -> services.Context:
+def context_of(request: Request, game: GameRecord | None = None, views: bool = True) -> services.Context:
     """What the services need besides the session: the client the rate limits count
-    against (:mod:`app.limits`), the settings and the worker pool."""
+    against (:mod:`app.limits`), the settings and the worker pool (``game`` and ``views``:
+    :class:`app.services.Context`'s)."""
     return services.Context(client=client_key(request.scope), settings=get_settings(request),
-                            thinker=get_thinker(request))
+                            thinker=get_thinker(request), game=game, views=views)
 
 
 async def get_context(request: Request) -> services.Context:
@@ -187,7 +187,7 @@ T = TypeVar("T")
 
 
 async def as_player(request: Request, work: Callable[[Session, Player, services.Context], T],
-                    game_id: str | None = None) -> T:
+                    game_id: str | None = None, views: bool = True) -> T:
     """``work(session, player, context)`` for the request's player, the player's lookup and
     the work in one thread-pool hop: the JSON API's routes, where the dependencies above
     (FastAPI solves their tree again for every request) and a hop for the lookup alone were
@@ -198,12 +198,12 @@ async def as_player(request: Request, work: Callable[[Session, Player, services.
     before anything slow (the computer players, a search) and before it returns.
 
     ``game_id``: the game the request names, read in the same statement as the player and
-    handed to the work in its context (:attr:`app.services.Context.game`)."""
+    handed to the work in its context (:attr:`app.services.Context.game`).  ``views``: the
+    context's (:attr:`app.services.Context.views`)."""
     def lookup_and_work() -> T:
         session = get_session(request)
         settings = get_settings(request)
         player, game = _player_and_game(request, session, settings, end=False, game_id=game_id)
-        ctx = context_of(request)
-        return work(session, player, ctx if game is None else dataclasses.replace(ctx, game=game))
+        return work(session, player, context_of(request, game, views))
 
     return await run_in_threadpool(lookup_and_work)

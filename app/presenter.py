@@ -388,6 +388,14 @@ class Frame:
     """A new deal: the table is shown for a moment with "Shuffling the deck" and no hand."""
 
 
+def _seen(step: Step) -> PlayerView:
+    """The person's view after ``step``, which a page's playback needs."""
+    if step.view is None:
+        raise ValueError("the action was run without its steps' views (services.Context.views), "
+                         "which a page's playback shows")
+    return step.view
+
+
 def frames(steps: list[Step], names: tuple[str, ...], final: PlayerView, dealt: bool = False) -> list[Frame]:
     """The plays to show one at a time; a finished trick is held with its winner.
     ``dealt``: the action dealt a new game, shown first as a shuffle.
@@ -404,7 +412,7 @@ def frames(steps: list[Step], names: tuple[str, ...], final: PlayerView, dealt: 
     extra: list[str] = []
     for step in steps:
         if any(isinstance(e, ev.RoundStarted) for e in step.events):
-            out.append(Frame(step.view, None, shuffle, PAUSE_TRICK, shuffling=True))
+            out.append(Frame(_seen(step), None, shuffle, PAUSE_TRICK, shuffling=True))
         if not isinstance(step.move, PlayMove):
             continue
         for e in step.events:
@@ -417,9 +425,9 @@ def frames(steps: list[Step], names: tuple[str, ...], final: PlayerView, dealt: 
             winner = done.winner if isinstance(done, ev.TrickWon) else None
             say = " ".join([trick_sentence(plays, done, names, me)] + extra)
             plays, extra = [], []
-            out.append(Frame(step.view, (done.leader, done.cards, winner), say, PAUSE_TRICK))
+            out.append(Frame(_seen(step), (done.leader, done.cards, winner), say, PAUSE_TRICK))
         else:
-            out.append(Frame(step.view, None, "", PAUSE_PLAY))
+            out.append(Frame(_seen(step), None, "", PAUSE_PLAY))
     if out and out[-1].pause == PAUSE_PLAY:
         # the final table shows this moment anyway
         last = out.pop()

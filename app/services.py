@@ -58,6 +58,10 @@ class Context:
     game: GameRecord | None = None
     """The game the request names, already read with its player in one statement
     (:func:`app.deps.as_player`): :func:`find_game` takes it instead of reading it again."""
+    views: bool = True
+    """The person's view after each step and before the action, which the page plays back;
+    the JSON API answers with the game as it ends up only, and spares their drawing (a
+    view is ~20 us, and an action makes about six)."""
 
     @property
     def hard_budget(self) -> int | None:
@@ -75,7 +79,8 @@ class Step:
 
     move: Move
     events: tuple[ev.Event, ...]
-    view: PlayerView
+    view: PlayerView | None
+    """None when the action was run without its steps' views (:attr:`Context.views`)."""
 
 
 @dataclass
@@ -95,7 +100,8 @@ class Outcome:
     @property
     def view(self) -> PlayerView:
         # the last step's view is this one (nothing moves after it), already computed
-        return self.steps[-1].view if self.steps else PlayerView.of(self.game, self.seat)
+        last = self.steps[-1].view if self.steps else None
+        return last if last is not None else PlayerView.of(self.game, self.seat)
 
     @property
     def events(self) -> list[ev.Event]:
@@ -422,10 +428,10 @@ def _act(session: Session, player: Player, game_id: str | None, version: int,
         raise StaleStateError(rec.version, version)
     game = load_game(rec)
     base = game.move_count
-    before = PlayerView.of(game, rec.seat)
+    before = PlayerView.of(game, rec.seat) if ctx.views else None
     m = move(rec.seat)
     events = game.apply(m)
-    steps = [Step(m, tuple(events), PlayerView.of(game, rec.seat))]
+    steps = [Step(m, tuple(events), PlayerView.of(game, rec.seat) if ctx.views else None)]
     # no transaction stays open while the computer players think; _store applies the
     # result only if the game is still at the version read above
     _end_transaction(session)
@@ -541,22 +547,23 @@ def _bots(ctx: Context, game: Game, difficulty: str, seat: int) -> list[Step]:
     people = frozenset({seat})
     thinker = ctx.thinker
     if thinker is None or not thinker.workers or difficulty not in POOLED:
-        return run_bots(game, difficulty, seat, people, ctx.hard_budget)
+        return run_bots(game, difficulty, seat, people, ctx.hard_budget, ctx.views)
     codes = thinker.moves(dumps(game), difficulty, people)
     if codes is None:
-        return run_bots(game, "medium", seat, people)
+        return run_bots(game, "medium", seat, people, None, ctx.views)
     steps = []
     for code in codes:
         m = parse_move(code)
-        steps.append(Step(m, tuple(game.apply(m)), PlayerView.of(game, seat)))
+        steps.append(Step(m, tuple(game.apply(m)), PlayerView.of(game, seat) if ctx.views else None))
     return steps
 
 
 def run_bots(game: Game, difficulty: str, viewer: int = SOLO_SEAT,
-             people: AbstractSet[int] | None = None, hard_budget: int | None = None) -> list[Step]:
+             people: AbstractSet[int] | None = None, hard_budget: int | None = None,
+             views: bool = True) -> list[Step]:
     """Let the computer players act until one of the ``people`` (by default the
-    ``viewer`` alone) must act or the round is over; each step as ``viewer`` sees it
-    (Hard with ``hard_budget``: :meth:`engine.bots.get_bot`)."""
+    ``viewer`` alone) must act or the round is over; each step as ``viewer`` sees it, or
+    without its view (``views`` false) (Hard with ``hard_budget``: :meth:`engine.bots.get_bot`)."""
     seats = frozenset({viewer}) if people is None else people
-    return [Step(step.move, step.events, PlayerView.of(game, viewer))
+    return [Step(step.move, step.events, PlayerView.of(game, viewer) if views else None)
             for step in computer_turns(game, get_bot(difficulty, hard_budget), seats)]

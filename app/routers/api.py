@@ -195,7 +195,8 @@ async def acting(request: Request, work: Callable[[Session, Player, Context], T]
                 session.commit()
             raise
 
-    return await as_player(request, guarded, request.path_params.get("game_id"))
+    # the API answers with the game as the action leaves it: no step's view is drawn
+    return await as_player(request, guarded, request.path_params.get("game_id"), views=False)
 
 
 @router.post("/games", status_code=status.HTTP_201_CREATED, response_model=GameOut, responses=CREATE_ERRORS)

@@ -4,6 +4,7 @@ serialised once, the views and the garbage collector.  Counts, never timings."""
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import gc
 import time
@@ -246,3 +247,33 @@ def test_a_remembered_signature_still_ages_and_a_tampered_token_is_refused(monke
     assert security.read_token(key, token, max_age) is None  # too old now, though its signature is known
     monkeypatch.setattr(security.time, "time", lambda: issued - 5)
     assert security.read_token(key, token, max_age) is None  # issued in the future
+
+
+def test_an_action_without_views_draws_only_the_outcomes(session: Session) -> None:
+    # the JSON API's context: the steps carry no view and the outcome's is drawn once, at
+    # the end, the same as with every view drawn
+    p = services.create_player(session)
+    bare = dataclasses.replace(services.HERE, views=False)
+    out = services.start_game(session, p, Rules(), "medium", seed=3, ctx=bare)
+    assert out.view == PlayerView.of(out.game, out.seat)
+    out = services.pass_cards(session, p, None, out.record.version, three_cards(out.view), bare)
+    for _ in range(6):
+        assert out.steps and all(s.view is None for s in out.steps) and out.before is None
+        assert out.view == PlayerView.of(out.game, out.seat)
+        out = services.play_card(session, p, None, out.record.version, first_legal(out.view), bare)
+
+
+def test_an_api_move_draws_the_persons_view_once(client: TestClient, monkeypatch: pytest.MonkeyPatch) -> None:
+    game = playing(client)
+    drawn: list[int] = []
+    original = PlayerView.of
+
+    def counting(game: Any, seat: int) -> PlayerView:
+        drawn.append(seat)
+        return original(game, seat)
+
+    monkeypatch.setattr(PlayerView, "of", counting)
+    r = client.post(f"/api/v1/games/{game['game_id']}/play",
+                    json={"version": game["version"], "card": game["view"]["legal"][0]})
+    assert r.status_code == 200 and len(r.json()["events"]) > 1
+    assert drawn == [0]
