@@ -137,9 +137,15 @@ def _plain(value: Any) -> Any:
 
 
 def event_to_dict(e: ev.Event) -> dict[str, Any]:
-    name = type(e).__name__
-    key = "".join("_" + ch.lower() if ch.isupper() else ch for ch in name).lstrip("_")
-    return {"type": key, **{k: _plain(v) for k, v in e._asdict().items()}}
+    kind = type(e)
+    key = _EVENT_KEYS.get(kind)
+    if key is None:
+        key = _EVENT_KEYS[kind] = "".join("_" + ch.lower() if ch.isupper() else ch for ch in kind.__name__).lstrip("_")
+    return {"type": key, **{k: _plain(v) for k, v in zip(e._fields, e, strict=True)}}
+
+
+_EVENT_KEYS: dict[type, str] = {}
+"""Each event class's ``type`` in the JSON (``TrickWon`` → ``trick_won``), spelt once."""
 
 
 def _game_fields(outcome: Outcome) -> dict[str, Any]:

@@ -78,7 +78,7 @@ def view_round(view: PlayerView) -> SimRound:
     read only the seat's own hand, the table and the cards still out."""
     hands = [0] * view.players
     hands[view.seat] = view.hand.mask
-    st = SimRound.from_view(view, hands)
+    st = SimRound.from_view(view, hands, share=False)
     st.inplay = (view.unseen.mask | view.passed_still_held.mask | st.played | view.hand.mask) & LOW
     st.moon_value = view.moon_value
     return st

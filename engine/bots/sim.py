@@ -132,10 +132,16 @@ class SimRound:
         return st
 
     @classmethod
-    def from_view(cls, view: PlayerView, hands: Sequence[int]) -> SimRound:
+    def from_view(cls, view: PlayerView, hands: Sequence[int], share: bool = True) -> SimRound:
         """The round as ``view`` sees it, with ``hands`` as every seat's cards now
-        (the viewer's own hand and imagined hands for the others)."""
-        return view_dealer(view)(hands)
+        (the viewer's own hand and imagined hands for the others).  ``share`` false: the
+        one round made from this view, which need not be copied from a shared reading."""
+        if share:
+            return view_dealer(view)(hands)
+        st = cls._read(view)
+        st.hands = list(hands)
+        st._count_in_play(hands, (st.inplay, st.pen_in_play, st.moon_value))
+        return st
 
     @classmethod
     def _read(cls, view: PlayerView) -> SimRound:
@@ -158,9 +164,10 @@ class SimRound:
         gone: list[int] = []
         played = 0
         for tr in view.tricks:
-            gone.extend(1 << c for c in tr.cards)
             for c in tr.cards:
-                played |= 1 << c
+                bit = 1 << c
+                gone.append(bit)
+                played |= bit
             w = tr.winner
             if w is not None:
                 for c in tr.cards + tr.carried:
