@@ -12,6 +12,7 @@ from engine.bots.sampling import DealSampler, _shuffle
 from engine.bots.sim import SimRound, view_dealer
 from engine.cards import LOW, add_to, cards_of, iter_cards
 
+from ..engine.helpers import seat_views
 from .helpers import VARIANTS
 
 
@@ -181,16 +182,10 @@ def test_the_samplers_draws_are_random_randoms_own(variant: str) -> None:
 def test_a_round_read_alone_is_the_round_a_shared_reading_deals(name: str) -> None:
     # view_round reads its one round without the dealer a search shares between deals:
     # every field the same, in every preset, one deck or two
-    rng = random.Random(name)
-    for seed in range(2):
-        g = Game(PRESETS[name], seed=seed)
-        while not g.is_over and g.move_count < 250:
-            for seat in range(g.players):
-                v = g.view(seat)
-                if v.phase is Phase.PLAY:
-                    hands = [0] * v.players
-                    hands[seat] = v.hand.mask
-                    shared, alone = SimRound.from_view(v, hands), SimRound.from_view(v, hands, share=False)
-                    assert {k: getattr(shared, k) for k in SimRound.__slots__} == {
-                        k: getattr(alone, k) for k in SimRound.__slots__}
-            g.apply(rng.choice(g.legal_moves()))
+    for _, v in seat_views(PRESETS[name], 2, 250, random.Random(name)):
+        if v.phase is Phase.PLAY:
+            hands = [0] * v.players
+            hands[v.seat] = v.hand.mask
+            shared, alone = SimRound.from_view(v, hands), SimRound.from_view(v, hands, share=False)
+            assert {k: getattr(shared, k) for k in SimRound.__slots__} == {
+                k: getattr(alone, k) for k in SimRound.__slots__}

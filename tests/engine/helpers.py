@@ -3,12 +3,25 @@
 from __future__ import annotations
 
 import random
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
 
-from engine import Card, CardSet, Game, MoonMove, Move, NextRound, PassMove, Phase, PlayMove, Rules, dumps
+from engine import (
+    Card,
+    CardSet,
+    Game,
+    MoonMove,
+    Move,
+    NextRound,
+    PassMove,
+    Phase,
+    PlayerView,
+    PlayMove,
+    Rules,
+    dumps,
+)
 from engine.cards import add_card, iter_cards, multiset_sub
 from engine.events import Event
 
@@ -142,3 +155,14 @@ def snapshot(game: Game) -> tuple[Any, ...]:
 
 def cards(text: str) -> tuple[Card, ...]:
     return tuple(Card(c) for c in text.split())
+
+
+def seat_views(rules: Rules, seeds: int, moves: int, rng: random.Random) -> Iterator[tuple[Game, PlayerView]]:
+    """Every seat's view at every moment of ``seeds`` random games of ``rules`` (each cut
+    after ``moves`` moves), with the game it is a view of."""
+    for seed in range(seeds):
+        g = Game(rules, seed=seed)
+        while not g.is_over and g.move_count < moves:
+            for seat in range(g.players):
+                yield g, g.view(seat)
+            g.apply(random_move(g, rng))

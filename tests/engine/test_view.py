@@ -9,7 +9,7 @@ import pytest
 
 from engine import PRESETS, STANDARD, Card, CardSet, Game, PassDirection, Phase, PlayerView, Rules, Suit
 
-from .helpers import NO_PASS, deck_mask, game_with, play, play_lowest, play_policy, random_move
+from .helpers import NO_PASS, deck_mask, game_with, play, play_lowest, play_policy, seat_views
 
 PLAIN = [
     "2C 3C 4C 5C 2D 3D 4D 5D 2S 3S 4S 5S 2H",
@@ -246,11 +246,5 @@ def _unseen_and_still_held_card_by_card(g: Game, seat: int) -> tuple[CardSet, Ca
 
 @pytest.mark.parametrize("name", sorted(PRESETS))
 def test_unseen_and_passed_still_held_agree_with_the_round_read_card_by_card(name: str) -> None:
-    rng = random.Random(name)
-    for seed in range(3):
-        g = Game(PRESETS[name], seed=seed)
-        while not g.is_over and g.move_count < 400:
-            for seat in range(g.players):
-                v = g.view(seat)
-                assert (v.unseen, v.passed_still_held) == _unseen_and_still_held_card_by_card(g, seat)
-            g.apply(random_move(g, rng))
+    for g, v in seat_views(PRESETS[name], 3, 400, random.Random(name)):
+        assert (v.unseen, v.passed_still_held) == _unseen_and_still_held_card_by_card(g, v.seat)
