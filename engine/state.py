@@ -562,13 +562,13 @@ class Game:
         deck = rules.deck_mask
         seen = multiset_add(self.hands[seat], self._played)
         still_held = my_pass if (my_pass is not None and exchanged) else 0
-        if still_held:
+        if still_held and target is not None:
             # the passed cards the target has played since: one card of theirs a trick
             led = [(t.leader, t.cards) for t in self.tricks]
-            if self.trick:
-                led.append((self.leader, self.trick))  # type: ignore[arg-type]
+            if self.trick and self.leader is not None:
+                led.append((self.leader, tuple(self.trick)))
             for leader, cards in led:
-                at = (target - leader) % n  # type: ignore[operator]
+                at = (target - leader) % n
                 if at < len(cards) and still_held >> cards[at] & 1:
                     still_held = remove_card(still_held, cards[at])
         played_tricks = self.tricks
