@@ -26,7 +26,7 @@ def game_to_dict(game: Game) -> dict[str, Any]:
         "moves": move_codes(game),
     }
     if game._deals:
-        data["deals"] = [[str(_cs(h)) for h in d] for d in game._deals]
+        data["deals"] = _deal_codes(game)
     return data
 
 
@@ -54,6 +54,11 @@ def _codes(log: list[Any]) -> list[str]:
             code = m.code()
         codes.append(code)
     return codes
+
+
+def _deal_codes(game: Game) -> list[list[str]]:
+    """The game's explicit deals, each seat's hand as its card codes."""
+    return [[str(_cs(h)) for h in d] for d in game._deals]
 
 
 def _cs(mask: int) -> object:
@@ -99,7 +104,7 @@ def dumps(game: Game) -> str:
         new = ",".join(map(_json, _codes(log[int(count):])))
         text = f"{text},{new}" if text else new
         game._log_json[:] = [len(log), text]
-    deals = (',"deals":' + _json([[str(_cs(h)) for h in d] for d in game._deals])) if game._deals else ""
+    deals = (',"deals":' + _json(_deal_codes(game))) if game._deals else ""
     return (f'{{"schema":{SCHEMA_VERSION},"rules":{_rules_json(game.rules)},"seed":{_json(game.seed)},'
             f'"moves":[{text}]{deals}}}')
 

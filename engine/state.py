@@ -571,7 +571,6 @@ class Game:
                 at = (target - leader) % n
                 if at < len(cards) and still_held >> cards[at] & 1:
                     still_held = remove_card(still_held, cards[at])
-        played_tricks = self.tricks
         unseen = multiset_sub(multiset_sub(deck, seen), still_held)
         if my_pass is not None and not exchanged:
             # chosen but not yet exchanged: the cards are still in our own hand
@@ -589,7 +588,7 @@ class Game:
             received=CardSet.from_mask(self.received[seat]) if exchanged else None,
             received_from=source if exchanged else None,
             passes_chosen=tuple(p is not None for p in self.passes),
-            tricks=tuple(played_tricks), trick=tuple(self.trick),
+            tricks=tuple(self.tricks), trick=tuple(self.trick),
             trick_leader=self.leader if self.phase is Phase.PLAY else None,
             pot=tuple(self.pot), turn=self.turn if self.phase is Phase.PLAY else None,
             legal=CardSet.from_mask(self.legal_mask if self.turn == seat else 0),
