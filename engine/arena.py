@@ -46,7 +46,8 @@ HARD0 = "hard0"
 HARD1 = "hard1"
 HARDFLAT = "hardflat"
 HARDIS = "hardis"
-SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, ISMCTS)
+HARDQ = "hardq"
+SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDQ, ISMCTS)
 QS = int(QUEEN_OF_SPADES)
 CHEAP_STOP_POINTS = 4
 """A stop of a moon is cheap when it takes at most this many points (and not the Q♠)."""
@@ -96,6 +97,8 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
         if hard_budget is not None:
             kwargs["budget"] = hard_budget
         return HardBot(**kwargs)
+    if kind == HARDQ:
+        return HardISBot(dump=True) if hard_budget is None else HardISBot(dump=True, is_budget=hard_budget)
     if kind in ("hard", HARDIS):
         # the cap on iterations goes with the budget (HardISBot), so --hard-budget 60000 is the
         # Hard of the eighth to sixteenth sessions and 240000 the seventeenth's "four times"
@@ -107,7 +110,7 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
 
 def hard_budget_of(kind: str) -> int:
     """The default budget of a Hard seat type, in simulated card plays per play decision."""
-    if kind in ("hard", HARDIS):
+    if kind in ("hard", HARDIS, HARDQ):
         return HardISBot().is_budget
     return HardBot(classic=kind == HARD0).budget
 
@@ -571,7 +574,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error(str(exc))
     cfg = {"rules": rules, "lineups": lineups, "seed": args.seed, "hard_budget": args.hard_budget,
            "ismcts_sims": args.ismcts_sims, "review": args.review}
-    hard_kinds = {"hard", HARDFLAT, HARD0, HARD1, HARDIS} & {s for lu in lineups for s in lu}
+    hard_kinds = {"hard", HARDFLAT, HARD0, HARD1, HARDIS, HARDQ} & {s for lu in lineups for s in lu}
     head = {"deals": args.deals, "seed": args.seed, "seats": seats, "lineups": lineups, "rules": rules.to_dict(),
             "hard_budget": {k: args.hard_budget or hard_budget_of(k) for k in sorted(hard_kinds)}
             if hard_kinds else None,

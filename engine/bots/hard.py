@@ -165,7 +165,7 @@ def after_passes(hands: Sequence[int], passes: Sequence[int], direction: PassDir
     return after
 
 
-def play_out_aware(st: SimRound, me: int, shooters: int = -1, hunters: int = -1) -> None:
+def play_out_aware(st: SimRound, me: int, shooters: int = -1, hunters: int = -1, dump: bool = False) -> None:
     """Play ``st`` to the end of the hand as Hard imagines it: ``me`` carefully, the
     opponents in ``shooters`` (a mask of seats; all by default) shooting the moon when it
     is plausible, those in ``hunters`` hunting the queen, all of them careful otherwise."""
@@ -174,13 +174,13 @@ def play_out_aware(st: SimRound, me: int, shooters: int = -1, hunters: int = -1)
     while not st.done:
         s = st.turn
         if s == me:
-            play(choose_card(st, guard=True))
+            play(choose_card(st, False, True, dump))
             continue
         k = pen_taken[s]
         if shooters >> s & 1 and k and k == sum(pen_taken) and going_for_moon(st, s):
             play(shoot_card(st))
         else:
-            play(choose_card(st, bool(hunters >> s & 1)))
+            play(choose_card(st, bool(hunters >> s & 1), False, dump))
 
 
 def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int,

@@ -123,7 +123,7 @@ class HardISBot(HardBot):
 
     def __init__(self, is_budget: int = IS_BUDGET, min_iterations: int = MIN_ITERATIONS,
                  max_iterations: int | None = None, c: float = UCB_C, policy_first: bool = True,
-                 opponents_tree: bool = False, **kwargs: Any) -> None:
+                 opponents_tree: bool = False, dump: bool = False, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if opponents_tree:
             self.name = "hardis"
@@ -138,6 +138,7 @@ class HardISBot(HardBot):
         """Expand the careful policy's card first among a node's untried cards (otherwise
         one at random)."""
         self.opponents_tree = opponents_tree
+        self.dump = dump
         """The opponents' cards in the tree are chosen by UCB for their own margin; without
         it they are the careful policy's with the drawn habits, as in Hard's rollouts (the
         tree then searches only this seat's own cards: Hard)."""
@@ -159,6 +160,7 @@ class HardISBot(HardBot):
         c = self.c
         policy_first = self.policy_first
         opponents_tree = self.opponents_tree
+        dump = self.dump
         log = math.log
         sqrt = math.sqrt
         root = Node(-1)
@@ -176,7 +178,7 @@ class HardISBot(HardBot):
             while not st.done:
                 children = node.children
                 if not opponents_tree and node is not root and st.turn != me:
-                    card = _opponent_card(st, shooters, hunters)
+                    card = _opponent_card(st, shooters, hunters, dump)
                     child = children.get(card)
                     if child is None:
                         child = children[card] = Node(st.turn)
@@ -187,7 +189,7 @@ class HardISBot(HardBot):
                 untried = [m for m in moves if m not in children]
                 if untried:
                     if policy_first:
-                        pick = choose_card(st, guard=st.turn == me)
+                        pick = choose_card(st, False, st.turn == me, dump)
                         if pick not in untried:
                             pick = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
                     else:
@@ -216,7 +218,7 @@ class HardISBot(HardBot):
                 st.play(best_m)
                 path.append(best)
                 node = best
-            play_out_aware(st, me, shooters, hunters)
+            play_out_aware(st, me, shooters, hunters, dump)
             # the utility of each seat with a node on the path (Hard's own alone unless the
             # opponents are searched too): the others' would be computed for nothing
             value: dict[int, float] = {}
@@ -243,13 +245,13 @@ def settled(root: Node, left: int) -> bool:
     return first - second > left
 
 
-def _opponent_card(st: SimRound, shooters: int, hunters: int) -> int:
+def _opponent_card(st: SimRound, shooters: int, hunters: int, dump: bool = False) -> int:
     """The card of the opponent to play in ``st`` as :func:`play_out_aware` would play it."""
     s = st.turn
     k = st.pen_taken[s]
     if shooters >> s & 1 and k and k == sum(st.pen_taken) and going_for_moon(st, s):
         return shoot_card(st)
-    return choose_card(st, bool(hunters >> s & 1))
+    return choose_card(st, bool(hunters >> s & 1), False, dump)
 
 
 def _rank(node: Node | None) -> tuple[int, float]:

@@ -147,10 +147,13 @@ def shooting(st: SimRound, me: int, hand: int, out: int) -> bool:
     return expected_winners(hand, out, sure=True) * 3 >= hand.bit_count() * 2
 
 
-def choose_card(st: SimRound, hunt: bool = False, guard: bool = False) -> int:
+def choose_card(st: SimRound, hunt: bool = False, guard: bool = False, dump: bool = False) -> int:
     """The card a careful player would play for the seat to play in ``st``; with ``hunt``
     it also leads low spades to flush the Q♠ out while holding the A♠ or K♠ (when its low
-    spades outnumber its high ones), as a queen hunter does; with ``guard`` it does not
+    spades outnumber its high ones), as a queen hunter does; with ``dump``, last to play on
+    a spade trick without points that another seat wins with the K♠ or A♠, it gives that
+    seat the Q♠ (the careful player keeps her there, playing its highest other spade; a
+    stronger player does not miss the gift); with ``guard`` it does not
     discard its moon stopper (:func:`stopper`) on a trick won so far by a seat that may
     still shoot the moon (nobody else has taken a penalty card): Hard's own seat in its
     rollouts."""
@@ -183,6 +186,8 @@ def choose_card(st: SimRound, hunt: bool = False, guard: bool = False) -> int:
             return (above & -above).bit_length() - 1 if last else above.bit_length() - 1
         if not has_pen:
             if last:
+                if dump and led == SPADE and legal & QS_BIT and best > QS and st.best_seat != threat:
+                    return QS
                 pick = legal & ~QS_BIT if led == SPADE else legal
                 if pick:
                     if t.spot and led == HEART:
