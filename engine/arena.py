@@ -46,8 +46,10 @@ HARD0 = "hard0"
 HARD1 = "hard1"
 HARDFLAT = "hardflat"
 HARDIS = "hardis"
-HARDQ = "hardq"
-SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDQ, ISMCTS)
+HARDKEEP = "hardkeep"
+"""Hard as before issue 14's twenty-second session: its tree's seats keep the Q♠ when last
+to a spade trick won by the K♠ or A♠, as the careful policy does."""
+SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP, ISMCTS)
 QS = int(QUEEN_OF_SPADES)
 CHEAP_STOP_POINTS = 4
 """A stop of a moon is cheap when it takes at most this many points (and not the Q♠)."""
@@ -97,8 +99,8 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
         if hard_budget is not None:
             kwargs["budget"] = hard_budget
         return HardBot(**kwargs)
-    if kind == HARDQ:
-        return HardISBot(dump=True) if hard_budget is None else HardISBot(dump=True, is_budget=hard_budget)
+    if kind == HARDKEEP:
+        return HardISBot(dump=False) if hard_budget is None else HardISBot(dump=False, is_budget=hard_budget)
     if kind in ("hard", HARDIS):
         # the cap on iterations goes with the budget (HardISBot), so --hard-budget 60000 is the
         # Hard of the eighth to sixteenth sessions and 240000 the seventeenth's "four times"
@@ -110,7 +112,7 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
 
 def hard_budget_of(kind: str) -> int:
     """The default budget of a Hard seat type, in simulated card plays per play decision."""
-    if kind in ("hard", HARDIS, HARDQ):
+    if kind in ("hard", HARDIS, HARDKEEP):
         return HardISBot().is_budget
     return HardBot(classic=kind == HARD0).budget
 
@@ -499,8 +501,8 @@ def parser(rules: type[Rules] = Rules) -> argparse.ArgumentParser:
     p.add_argument("--json", action="store_true", help="print the result as one JSON object on the last line")
     p.add_argument("--preset", choices=sorted(PRESETS), default="standard")
     p.add_argument("--hard-budget", type=int,
-                   help="simulated card plays per play decision of the Hard seats (hard, hardis, hardflat, "
-                        "hard0, hard1); for hard and hardis the cap on a decision's iterations scales with it")
+                   help="simulated card plays per play decision of the Hard seats (hard, hardis, hardkeep, "
+                        "hardflat, hard0, hard1); for hard and hardis the cap on a decision's iterations scales with it")
     p.add_argument("--ismcts-sims", type=int, default=1000)
     p.add_argument("--paired", metavar="TYPE",
                    help="play every deal (same cards, same seats) a second time with the first seat type "
@@ -574,7 +576,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error(str(exc))
     cfg = {"rules": rules, "lineups": lineups, "seed": args.seed, "hard_budget": args.hard_budget,
            "ismcts_sims": args.ismcts_sims, "review": args.review}
-    hard_kinds = {"hard", HARDFLAT, HARD0, HARD1, HARDIS, HARDQ} & {s for lu in lineups for s in lu}
+    hard_kinds = {"hard", HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP} & {s for lu in lineups for s in lu}
     head = {"deals": args.deals, "seed": args.seed, "seats": seats, "lineups": lineups, "rules": rules.to_dict(),
             "hard_budget": {k: args.hard_budget or hard_budget_of(k) for k in sorted(hard_kinds)}
             if hard_kinds else None,

@@ -11,7 +11,8 @@ it at the next chance saw no worth in keeping it now.  The simulated opponents p
 careful policy too, with two habits of stronger players: one who has taken every
 penalty card so far keeps going for the moon while its hand allows (so Hard sees that
 nobody else will stop it), and one holding the A♠ or K♠ with more low spades leads them
-to flush the Q♠ out.  How many opponents have those habits is fitted to what the table has
+to flush the Q♠ out; in the play's tree search every seat also gives the Q♠ to a spade trick
+another seat wins with the K♠ or A♠ when it plays last (the careful player keeps her).  How many opponents have those habits is fitted to what the table has
 shown Hard (:class:`OpponentModel`): before anyone has taken a penalty card only some of
 the imagined opponents try the moon, and a moon weighs fully only once one of them has
 taken every penalty card so far.  The outcome is judged on the game score: the others' points minus
@@ -168,7 +169,9 @@ def after_passes(hands: Sequence[int], passes: Sequence[int], direction: PassDir
 def play_out_aware(st: SimRound, me: int, shooters: int = -1, hunters: int = -1, dump: bool = False) -> None:
     """Play ``st`` to the end of the hand as Hard imagines it: ``me`` carefully, the
     opponents in ``shooters`` (a mask of seats; all by default) shooting the moon when it
-    is plausible, those in ``hunters`` hunting the queen, all of them careful otherwise."""
+    is plausible, those in ``hunters`` hunting the queen, all of them careful otherwise;
+    with ``dump``, every seat last to play on a spade trick won by another's K♠ or A♠ gives
+    it the Q♠."""
     play = st.play
     pen_taken = st.pen_taken
     while not st.done:

@@ -123,7 +123,7 @@ class HardISBot(HardBot):
 
     def __init__(self, is_budget: int = IS_BUDGET, min_iterations: int = MIN_ITERATIONS,
                  max_iterations: int | None = None, c: float = UCB_C, policy_first: bool = True,
-                 opponents_tree: bool = False, dump: bool = False, **kwargs: Any) -> None:
+                 opponents_tree: bool = False, dump: bool = True, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         if opponents_tree:
             self.name = "hardis"
@@ -138,10 +138,15 @@ class HardISBot(HardBot):
         """Expand the careful policy's card first among a node's untried cards (otherwise
         one at random)."""
         self.opponents_tree = opponents_tree
-        self.dump = dump
         """The opponents' cards in the tree are chosen by UCB for their own margin; without
         it they are the careful policy's with the drawn habits, as in Hard's rollouts (the
         tree then searches only this seat's own cards: Hard)."""
+        self.dump = dump
+        """Every seat in the tree and its rollouts, last to play on a spade trick won by
+        another seat's K♠ or A♠, gives that seat the Q♠ (``policy.choose_card``'s ``dump``).
+        The careful policy keeps her there, and a Hard that imagined its opponents so played
+        its own K♠ and A♠ into her against players who do not miss the gift (IS-MCTS, people):
+        docs/strength.md, issue 14's twenty-second session."""
 
     def choose_among(self, view: PlayerView, cands: list[int], rng: random.Random) -> int:
         """The card to play among the candidates ``cands``: the tree search's most visited."""
