@@ -502,7 +502,8 @@ def parser(rules: type[Rules] = Rules) -> argparse.ArgumentParser:
     p.add_argument("--preset", choices=sorted(PRESETS), default="standard")
     p.add_argument("--hard-budget", type=int,
                    help="simulated card plays per play decision of the Hard seats (hard, hardis, hardkeep, "
-                        "hardflat, hard0, hard1); for hard and hardis the cap on a decision's iterations scales with it")
+                        "hardflat, hard0, hard1); for hard, hardis and hardkeep the cap on a decision's iterations "
+                        "scales with it")
     p.add_argument("--ismcts-sims", type=int, default=1000)
     p.add_argument("--paired", metavar="TYPE",
                    help="play every deal (same cards, same seats) a second time with the first seat type "
