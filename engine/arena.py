@@ -49,6 +49,8 @@ HARDIS = "hardis"
 HARDKEEP = "hardkeep"
 """Hard as before issue 14's twenty-second session: its tree's seats keep the Q♠ when last
 to a spade trick won by the K♠ or A♠, as the careful policy does."""
+TREE_KINDS = ("hard", HARDIS, HARDKEEP)
+"""The Hard seats that play with the tree search (:class:`~engine.bots.hardis.HardISBot`)."""
 SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP, ISMCTS)
 QS = int(QUEEN_OF_SPADES)
 CHEAP_STOP_POINTS = 4
@@ -99,20 +101,19 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
         if hard_budget is not None:
             kwargs["budget"] = hard_budget
         return HardBot(**kwargs)
-    if kind == HARDKEEP:
-        return HardISBot(dump=False) if hard_budget is None else HardISBot(dump=False, is_budget=hard_budget)
-    if kind in ("hard", HARDIS):
+    if kind in TREE_KINDS:
         # the cap on iterations goes with the budget (HardISBot), so --hard-budget 60000 is the
         # Hard of the eighth to sixteenth sessions and 240000 the seventeenth's "four times"
-        if hard_budget is None:
-            return HardISBot(opponents_tree=kind == HARDIS)
-        return HardISBot(opponents_tree=kind == HARDIS, is_budget=hard_budget)
+        tree: dict[str, Any] = {"opponents_tree": kind == HARDIS, "dump": kind != HARDKEEP}
+        if hard_budget is not None:
+            tree["is_budget"] = hard_budget
+        return HardISBot(**tree)
     return BOTS[kind]()
 
 
 def hard_budget_of(kind: str) -> int:
     """The default budget of a Hard seat type, in simulated card plays per play decision."""
-    if kind in ("hard", HARDIS, HARDKEEP):
+    if kind in TREE_KINDS:
         return HardISBot().is_budget
     return HardBot(classic=kind == HARD0).budget
 
@@ -577,7 +578,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             p.error(str(exc))
     cfg = {"rules": rules, "lineups": lineups, "seed": args.seed, "hard_budget": args.hard_budget,
            "ismcts_sims": args.ismcts_sims, "review": args.review}
-    hard_kinds = {"hard", HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP} & {s for lu in lineups for s in lu}
+    hard_kinds = {*TREE_KINDS, HARDFLAT, HARD0, HARD1} & {s for lu in lineups for s in lu}
     head = {"deals": args.deals, "seed": args.seed, "seats": seats, "lineups": lineups, "rules": rules.to_dict(),
             "hard_budget": {k: args.hard_budget or hard_budget_of(k) for k in sorted(hard_kinds)}
             if hard_kinds else None,

@@ -178,13 +178,13 @@ def play_out_aware(st: SimRound, me: int, shooters: int = -1, hunters: int = -1,
     while not st.done:
         s = st.turn
         if s == me:
-            play(choose_card(st, False, True, dump))
+            play(choose_card(st, guard=True, dump=dump))
             continue
         k = pen_taken[s]
         if shooters >> s & 1 and k and k == sum(pen_taken) and going_for_moon(st, s):
             play(shoot_card(st))
         else:
-            play(choose_card(st, bool(hunters >> s & 1), False, dump))
+            play(choose_card(st, bool(hunters >> s & 1), dump=dump))
 
 
 def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int,

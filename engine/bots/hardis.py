@@ -194,7 +194,7 @@ class HardISBot(HardBot):
                 untried = [m for m in moves if m not in children]
                 if untried:
                     if policy_first:
-                        pick = choose_card(st, False, st.turn == me, dump)
+                        pick = choose_card(st, guard=st.turn == me, dump=dump)
                         if pick not in untried:
                             pick = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
                     else:
@@ -256,7 +256,7 @@ def _opponent_card(st: SimRound, shooters: int, hunters: int, dump: bool = False
     k = st.pen_taken[s]
     if shooters >> s & 1 and k and k == sum(st.pen_taken) and going_for_moon(st, s):
         return shoot_card(st)
-    return choose_card(st, bool(hunters >> s & 1), False, dump)
+    return choose_card(st, bool(hunters >> s & 1), dump=dump)
 
 
 def _rank(node: Node | None) -> tuple[int, float]:
