@@ -59,9 +59,10 @@ against IS-MCTS, both within the noise, with moons unchanged, but spent 1.0 s an
 CPU at p95 against players who try to shoot (where fewer decisions settle early).  1.8
 times spends 0.87-0.92 of twice's p95 there; with the faster deal sampler of the eighteenth
 session its p95 against 3 shooters is 0.86 s of CPU, side by side with 0.98 s before it
-(about 0.91 s on a quiet core of that session's machine).  Four times gained more against
-Medium but not against IS-MCTS, with more moons suffered (docs/strength.md, seventeenth and
-eighteenth sessions).  ``HARD_BUDGET`` sets the app's (README)."""
+(about 0.91 s on a quiet core of that session's machine; on the faster machine of the
+twenty-third session 0.54 s on a quiet core, and the eighteenth's code 0.58 s beside it).
+Four times gained more against Medium but not against IS-MCTS, with more moons suffered
+(docs/strength.md, seventeenth, eighteenth and twenty-third sessions).  ``HARD_BUDGET`` sets the app's (README)."""
 IS_BUDGET = round(FORMER_BUDGET * SEARCH)
 """Simulated card plays per play decision."""
 MIN_ITERATIONS = 64
