@@ -174,17 +174,25 @@ def play_out_aware(st: SimRound, me: int, shooters: int = -1, hunters: int = -1,
     with ``dump``, every seat last to play on a spade trick won by another's K♠ or A♠ gives
     it the Q♠."""
     play = st.play
-    pen_taken = st.pen_taken
     while not st.done:
-        s = st.turn
-        if s == me:
+        if st.turn == me:
             play(choose_card(st, guard=True, dump=dump))
-            continue
-        k = pen_taken[s]
-        if shooters >> s & 1 and k and k == sum(pen_taken) and going_for_moon(st, s):
-            play(shoot_card(st))
         else:
-            play(choose_card(st, bool(hunters >> s & 1), dump=dump))
+            play(opponent_card(st, shooters, hunters, dump))
+
+
+def opponent_card(st: SimRound, shooters: int, hunters: int, dump: bool = False) -> int:
+    """The card Hard expects from the opponent whose turn it is in ``st``, in its rollouts and its
+    tree alike: a shooter's while the opponent is in ``shooters``, has taken every penalty
+    card so far and its hand still looks strong enough, else a careful player's (hunting the
+    queen if it is in ``hunters``; ``dump`` as in :func:`play_out_aware`)."""
+    s = st.turn
+    if shooters >> s & 1:
+        pen_taken = st.pen_taken
+        k = pen_taken[s]
+        if k and k == sum(pen_taken) and going_for_moon(st, s):
+            return shoot_card(st)
+    return choose_card(st, bool(hunters >> s & 1), dump=dump)
 
 
 def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int,

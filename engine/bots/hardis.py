@@ -43,10 +43,9 @@ from typing import Any
 
 from ..cards import LOW
 from ..view import PlayerView
-from .hard import HardBot, outcome, play_out_aware
-from .policy import choose_card, shoot_card
+from .hard import HardBot, opponent_card, outcome, play_out_aware
+from .policy import choose_card
 from .sampling import DealSampler
-from .shooter import going_for_moon
 from .sim import SimRound, view_dealer
 
 FORMER_BUDGET = 60000
@@ -184,7 +183,7 @@ class HardISBot(HardBot):
             while not st.done:
                 children = node.children
                 if not opponents_tree and node is not root and st.turn != me:
-                    card = _opponent_card(st, shooters, hunters, dump)
+                    card = opponent_card(st, shooters, hunters, dump)
                     child = children.get(card)
                     if child is None:
                         child = children[card] = Node(st.turn)
@@ -249,15 +248,6 @@ def settled(root: Node, left: int) -> bool:
         elif ch.n > second:
             second = ch.n
     return first - second > left
-
-
-def _opponent_card(st: SimRound, shooters: int, hunters: int, dump: bool = False) -> int:
-    """The card of the opponent to play in ``st`` as :func:`play_out_aware` would play it."""
-    s = st.turn
-    k = st.pen_taken[s]
-    if shooters >> s & 1 and k and k == sum(st.pen_taken) and going_for_moon(st, s):
-        return shoot_card(st)
-    return choose_card(st, bool(hunters >> s & 1), dump=dump)
 
 
 def _rank(node: Node | None) -> tuple[int, float]:
