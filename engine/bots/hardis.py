@@ -61,7 +61,8 @@ session its p95 against 3 shooters is 0.86 s of CPU, side by side with 0.98 s be
 (about 0.91 s on a quiet core of that session's machine; on the faster machine of the
 twenty-third session 0.54 s on a quiet core, and the eighteenth's code 0.58 s beside it).
 Four times gained more against Medium but not against IS-MCTS, with more moons suffered
-(docs/strength.md, seventeenth, eighteenth and twenty-third sessions).  ``HARD_BUDGET`` sets the app's (README)."""
+(docs/strength.md, seventeenth, eighteenth and twenty-third sessions).  ``HARD_BUDGET``
+sets the app's (README)."""
 IS_BUDGET = round(FORMER_BUDGET * SEARCH)
 """Simulated card plays per play decision."""
 MIN_ITERATIONS = 64
@@ -71,7 +72,10 @@ SETTLED_EVERY = 16
 """Iterations between two looks at whether the root's choice is settled (and at the CPU
 time spent)."""
 UCB_C = 10.0
-"""The exploration constant of UCB, in points of utility."""
+"""The exploration constant of UCB, in points of utility.  Against a search of the same
+model eight times as long, over 162 decisions, Hard's choice lost 0.18 points a decision
+with 5, 0.031 with 10 and 0.026 with 20 (a random candidate 1.86; docs/strength.md, issue
+14's twenty-fourth session)."""
 
 
 class Node:
