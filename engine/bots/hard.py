@@ -192,6 +192,8 @@ def opponent_card(st: SimRound, shooters: int, hunters: int, dump: bool = False)
     if shooters >> s & 1:
         pen_taken = st.pen_taken
         k = pen_taken[s]
+        # going_for_moon checks k == sum(pen_taken) too; testing it here first spares the call
+        # on the rollouts' hot path (1-2 % of their time, issue 14's twenty-fourth session)
         if k and k == sum(pen_taken) and going_for_moon(st, s):
             return shoot_card(st)
     return choose_card(st, bool(hunters >> s & 1), dump=dump)
