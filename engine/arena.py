@@ -9,6 +9,8 @@ rotation), which also gives the measured round a realistic score context.
 Seat type ``ismcts`` is OpenSpiel's IS-MCTS (``pyspiel.ISMCTSBot``) deciding the play
 phase on OpenSpiel's own hearts, mirrored move by move from our game; our engine stays
 the referee.  OpenSpiel's bot would pass at random, so that seat uses Medium's passing.
+It decides in a helper process (:mod:`engine.ismcts_helper`) where its decisions replay the
+same, so runs with it are reproducible and can be compared deal by deal like any other.
 """
 
 from __future__ import annotations
@@ -17,11 +19,14 @@ import argparse
 import json
 import math
 import multiprocessing
+import os
 import random
 import statistics
+import subprocess
 import sys
 import time
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 from . import openspiel
@@ -53,6 +58,8 @@ TREE_KINDS = ("hard", HARDIS, HARDKEEP)
 """The Hard seats that play with the tree search (:class:`~engine.bots.hardis.HardISBot`)."""
 SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP, ISMCTS)
 QS = int(QUEEN_OF_SPADES)
+ADDR_NO_RANDOMIZE = 0x0040000
+"""Linux's personality flag that turns address randomisation off."""
 CHEAP_STOP_POINTS = 4
 """A stop of a moon is cheap when it takes at most this many points (and not the Q♠)."""
 
@@ -67,9 +74,12 @@ class IsmctsPlayer:
 
     name = ISMCTS
 
-    def __init__(self, game: Game, simulations: int = 1000) -> None:
+    def __init__(self, game: Game, simulations: int = 1000, isolated: bool = False) -> None:
         self.game = game
         self.simulations = simulations
+        self.isolated = isolated
+        """Decide in a helper process, so that the decisions replay the same
+        (:class:`IsolatedIsmcts`)."""
         self.medium = MediumBot()
 
     def decide(self, view: PlayerView, rng: random.Random) -> Move:
@@ -86,14 +96,75 @@ class IsmctsPlayer:
         if legal != set(game.legal_cards()):
             raise RuntimeError("OpenSpiel mirror disagrees on the legal cards")
         seed = rng.randrange(1 << 31)
-        bot = pyspiel.ISMCTSBot(seed, pyspiel.RandomRolloutEvaluator(1, seed), 10.0, self.simulations, -1,
-                                pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
-        return PlayMove(seat, openspiel.action_to_card(bot.step(state)))
+        if self.isolated:
+            action = isolated_ismcts().step(openspiel.game_string(game.rules), seed, self.simulations,
+                                            state.history())
+        else:
+            bot = pyspiel.ISMCTSBot(seed, pyspiel.RandomRolloutEvaluator(1, seed), 10.0, self.simulations, -1,
+                                    pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
+            action = bot.step(state)
+        return PlayMove(seat, openspiel.action_to_card(action))
 
 
-def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int) -> Player:
+class IsolatedIsmcts:
+    """IS-MCTS deciding in a helper process (:mod:`engine.ismcts_helper`) started with address
+    randomisation off, which forks a fresh child for every decision: a decision then depends
+    only on the state, the seed and the simulations, not on what the arena's process did
+    before, so runs with IS-MCTS replay the same and two runs on the same deals can be
+    compared deal by deal (``--compare``), as runs against Medium can."""
+
+    def __init__(self) -> None:
+        import ctypes
+        import importlib.util
+
+        spec = importlib.util.find_spec("pyspiel")
+        if spec is None or spec.origin is None:
+            raise RuntimeError("pyspiel is not installed (pip install -e '.[test]')")
+        source = (Path(__file__).parent / "ismcts_helper.py").read_text(encoding="utf-8")
+        libc = ctypes.CDLL(None, use_errno=True)
+
+        def no_aslr() -> None:  # in the child, before it runs Python
+            current = libc.personality(0xFFFFFFFF)
+            libc.personality(current | ADDR_NO_RANDOMIZE)
+
+        # the same arguments, environment and directory from any checkout: the helper's
+        # memory at its start must not depend on where it was started from
+        self.proc = subprocess.Popen(
+            [os.path.realpath(sys.executable), "-I", "-S", "-c", source,
+             os.path.dirname(os.path.realpath(spec.origin))],
+            stdin=subprocess.PIPE, stdout=subprocess.PIPE, env={}, cwd="/", preexec_fn=no_aslr)
+        assert self.proc.stdout is not None
+        self.fixed = self.proc.stdout.readline().strip() == b"1"
+        """Whether address randomisation is off in the helper (if not, its decisions do not
+        replay the same)."""
+        self.cpu = 0.0
+        """CPU seconds of the decisions so far (spent in the helper's children)."""
+
+    def step(self, game: str, seed: int, simulations: int, history: Sequence[int]) -> int:
+        proc = self.proc
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(f"{game} {seed} {simulations} {' '.join(map(str, history))}\n".encode())
+        proc.stdin.flush()
+        fields = proc.stdout.readline().split()
+        if len(fields) != 2 or int(fields[0]) < 0:
+            raise RuntimeError("the IS-MCTS helper failed to decide")
+        self.cpu += float(fields[1])
+        return int(fields[0])
+
+
+_ISOLATED: list[IsolatedIsmcts] = []
+
+
+def isolated_ismcts() -> IsolatedIsmcts:
+    """This process's IS-MCTS helper (started on first use)."""
+    if not _ISOLATED:
+        _ISOLATED.append(IsolatedIsmcts())
+    return _ISOLATED[0]
+
+
+def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int, isolated: bool = False) -> Player:
     if kind == ISMCTS:
-        return IsmctsPlayer(game, ismcts_sims)
+        return IsmctsPlayer(game, ismcts_sims, isolated)
     if kind == SHOOTER:
         return ShooterBot()
     if kind in (HARDFLAT, HARD0, HARD1):
@@ -119,9 +190,10 @@ def hard_budget_of(kind: str) -> int:
 
 
 class CpuTimed:
-    """A player whose decisions' CPU time (this thread's, so other processes on a busy
-    machine do not count) is recorded by seat type in ``cpu``, and in ``policy`` how often
-    its play is the careful policy's (:func:`policy_agreement`)."""
+    """A player whose decisions' CPU time (this thread's, and the IS-MCTS helper's for its
+    decisions, so other processes on a busy machine do not count) is recorded by seat type
+    in ``cpu``, and in ``policy`` how often its play is the careful policy's
+    (:func:`policy_agreement`)."""
 
     def __init__(self, player: Player, kind: str, cpu: dict[str, list[float]],
                  policy: dict[str, list[int]]) -> None:
@@ -132,9 +204,13 @@ class CpuTimed:
         self.name = kind
 
     def decide(self, view: PlayerView, rng: random.Random) -> Move:
+        helper = _ISOLATED[0].cpu if _ISOLATED else 0.0
         t0 = time.thread_time()
         move = self.player.decide(view, rng)
-        self.cpu.setdefault(self.kind, []).append(time.thread_time() - t0)
+        spent = time.thread_time() - t0
+        if _ISOLATED:
+            spent += _ISOLATED[0].cpu - helper  # an isolated IS-MCTS decides in the helper's children
+        self.cpu.setdefault(self.kind, []).append(spent)
         if isinstance(move, PlayMove) and len(view.legal) > 1:
             same, alike = policy_agreement(view, int(move.card))
             counts = self.policy.setdefault(self.kind, [0, 0, 0])
@@ -231,7 +307,8 @@ def play_lineup(start: Game, lineup: list[str]) -> dict[str, Any]:
     for rot in range(n):
         kinds = [lineup[(s - rot) % n] for s in range(n)]
         game = start.copy()  # the same deal for every rotation
-        players = {s: CpuTimed(make_player(kind, game, cfg["hard_budget"], cfg["ismcts_sims"]), kind, cpu, policy)
+        players = {s: CpuTimed(make_player(kind, game, cfg["hard_budget"], cfg["ismcts_sims"],
+                                           cfg.get("ismcts_isolated", False)), kind, cpu, policy)
                    for s, kind in enumerate(kinds)}
         chances = [0] * n  # decisions where a cheap stop of a moon was on offer
         for step in computer_turns(game, players):
@@ -506,6 +583,10 @@ def parser(rules: type[Rules] = Rules) -> argparse.ArgumentParser:
                         "hardflat, hard0, hard1); for hard, hardis and hardkeep the cap on a decision's iterations "
                         "scales with it")
     p.add_argument("--ismcts-sims", type=int, default=1000)
+    p.add_argument("--ismcts-in-process", action="store_true",
+                   help="let IS-MCTS decide in the arena's own process, as before issue 14's twenty-fifth session: "
+                        "its decisions then differ from run to run (by default it decides in a helper process "
+                        "where they replay the same)")
     p.add_argument("--paired", metavar="TYPE",
                    help="play every deal (same cards, same seats) a second time with the first seat type "
                         "replaced by TYPE, and report the difference, e.g. --seats hard0,medium,medium,medium "
@@ -576,14 +657,19 @@ def main(argv: Sequence[str] | None = None) -> int:
             openspiel.game_string(rules)
         except ValueError as exc:
             p.error(str(exc))
+    isolated = any(ISMCTS in lu for lu in lineups) and not args.ismcts_in_process
+    if isolated and not isolated_ismcts().fixed:
+        print("warning: address randomisation could not be turned off for IS-MCTS's helper: "
+              "its decisions will not replay the same", file=sys.stderr)
     cfg = {"rules": rules, "lineups": lineups, "seed": args.seed, "hard_budget": args.hard_budget,
-           "ismcts_sims": args.ismcts_sims, "review": args.review}
+           "ismcts_sims": args.ismcts_sims, "review": args.review, "ismcts_isolated": isolated}
     hard_kinds = {*TREE_KINDS, HARDFLAT, HARD0, HARD1} & {s for lu in lineups for s in lu}
     head = {"deals": args.deals, "seed": args.seed, "seats": seats, "lineups": lineups, "rules": rules.to_dict(),
             "hard_budget": {k: args.hard_budget or hard_budget_of(k) for k in sorted(hard_kinds)}
             if hard_kinds else None,
             "ismcts_sims": args.ismcts_sims if any(ISMCTS in lu for lu in lineups) else None,
-            "options": {"hard_budget": args.hard_budget, "review": args.review}}
+            "options": {"hard_budget": args.hard_budget, "review": args.review,
+                        **({"ismcts_isolated": True} if isolated else {})}}
     done: list[dict[str, Any]] = []
     save = None
     if args.save:
@@ -738,6 +824,7 @@ def resume_args(args: argparse.Namespace, defaults: argparse.Namespace, path: st
         args.deals = head["deals"]
     args.hard_budget = opts.get("hard_budget")
     args.review = bool(opts.get("review"))
+    args.ismcts_in_process = not opts.get("ismcts_isolated", False)
     if head.get("ismcts_sims") is not None:
         args.ismcts_sims = head["ismcts_sims"]
     args.saved_rules = head["rules"]

@@ -7,14 +7,17 @@ from pathlib import Path
 
 import pytest
 
-from engine import arena
-from engine.arena import _init_worker, cheap_stop, main, play_deal, summarise
+from engine import arena, openspiel
+from engine.arena import IsolatedIsmcts, _init_worker, cheap_stop, main, play_deal, summarise
+from engine.bots import MediumBot
 from engine.bots.base import view_round
 from engine.bots.hardis import FORMER_BUDGET, IS_BUDGET, MAX_ITERATIONS, HardISBot
 from engine.bots.policy import choose_card
 from engine.cards import CardSet, parse_card
+from engine.referee import computer_turns
 from engine.rules import Rules
 from engine.state import Game
+from engine.values import Phase
 
 from .test_moon import MOON_HANDS, MOON_MOVES, moon_position
 
@@ -64,6 +67,56 @@ def test_ismcts_seat_mirrors_our_game_in_openspiel(capsys: pytest.CaptureFixture
     res = _run(capsys, "--seats", "ismcts,medium,medium,medium", "--deals", "4", "--ismcts-sims", "20", "--json")
     assert res["rounds"] == 16
     assert "Medium's passing" in res["players"]["ismcts"]["note"]
+
+
+def _play_phase_histories(seed: int) -> list[list[int]]:
+    """OpenSpiel's action history at every play of one round of four Medium players."""
+    game = Game(Rules(), seed=seed)
+    medium = MediumBot()
+    out = []
+    while game.phase is not Phase.ROUND_OVER:
+        if game.phase is Phase.PLAY:
+            out.append(openspiel.state_of(game).history())
+        next(iter(computer_turns(game, medium)))
+    return out
+
+
+def test_isolated_ismcts_decides_the_same_whatever_was_decided_before() -> None:
+    """A decision depends on the state and the seed only: two helpers asked the same
+    questions in opposite orders answer alike.  (In the arena's own process IS-MCTS's ties
+    fall by where its tables lie in memory, which depends on everything allocated before.)"""
+    histories = _play_phase_histories(3)
+    name = openspiel.game_string(Rules())
+    first = IsolatedIsmcts()
+    assert first.fixed  # address randomisation is off in the helper
+    forward = [first.step(name, 100 + i, 300, h) for i, h in enumerate(histories)]
+    assert first.cpu > 0
+    second = IsolatedIsmcts()
+    backward = {i: second.step(name, 100 + i, 300, histories[i]) for i in reversed(range(len(histories)))}
+    assert forward == [backward[i] for i in range(len(histories))]
+    # and a decision is a legal card of the state
+    game = openspiel.load_game(Rules())
+    for h, a in zip(histories, forward, strict=True):
+        st = game.new_initial_state()
+        for x in h:
+            st.apply_action(x)
+        assert a in st.legal_actions()
+
+
+def test_runs_with_ismcts_replay_the_same(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """IS-MCTS's rounds replay point for point: in a run of its own on two workers and in the
+    second line-up of a paired run on one, so two runs saved apart compare deal by deal."""
+    alone, paired = tmp_path / "alone.jsonl", tmp_path / "paired.jsonl"
+    _run(capsys, "--seats", "shooter,ismcts,ismcts,ismcts", "--deals", "3", "--seed", "6", "--ismcts-sims", "200",
+         "--workers", "2", "--save", str(alone), "--json")
+    res = _run(capsys, "--seats", "easy,ismcts,ismcts,ismcts", "--paired", "shooter", "--deals", "3", "--seed", "6",
+               "--ismcts-sims", "200", "--save", str(paired), "--json")
+    assert res["options"]["ismcts_isolated"] is True
+    _, a = arena.saved_run(str(alone))
+    _, b = arena.saved_run(str(paired))
+    assert [[rot["points"] for rot in d["lineups"][0]["rotations"]] for d in a] == \
+        [[rot["points"] for rot in d["lineups"][1]["rotations"]] for d in b]
+    assert _run(capsys, "--compare", str(alone), str(alone), "--json")["margin_diff"] == 0
 
 
 def test_ismcts_refuses_rules_openspiel_lacks(capsys: pytest.CaptureFixture[str]) -> None:
