@@ -97,8 +97,12 @@ class IsmctsPlayer:
             raise RuntimeError("OpenSpiel mirror disagrees on the legal cards")
         seed = rng.randrange(1 << 31)
         if self.isolated:
-            action = isolated_ismcts().step(openspiel.game_string(game.rules), seed, self.simulations,
-                                            state.history())
+            name = openspiel.game_string(game.rules)
+            try:
+                action = isolated_ismcts().step(name, seed, self.simulations, state.history())
+            except BrokenPipeError:  # the helper was stopped: a new one decides alike
+                del _ISOLATED[os.getpid()]
+                action = isolated_ismcts().step(name, seed, self.simulations, state.history())
         else:
             bot = pyspiel.ISMCTSBot(seed, pyspiel.RandomRolloutEvaluator(1, seed), 10.0, self.simulations, -1,
                                     pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
@@ -145,21 +149,27 @@ class IsolatedIsmcts:
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(f"{game} {seed} {simulations} {' '.join(map(str, history))}\n".encode())
         proc.stdin.flush()
-        fields = proc.stdout.readline().split()
+        line = proc.stdout.readline()
+        if not line:
+            raise BrokenPipeError("the IS-MCTS helper has stopped")
+        fields = line.split()
         if len(fields) != 2 or int(fields[0]) < 0:
             raise RuntimeError("the IS-MCTS helper failed to decide")
         self.cpu += float(fields[1])
         return int(fields[0])
 
 
-_ISOLATED: list[IsolatedIsmcts] = []
+_ISOLATED: dict[int, IsolatedIsmcts] = {}
+"""Each process's helper, by process id: a worker forked from a process that has one must not
+share it (two processes asking on one pipe would read each other's answers)."""
 
 
 def isolated_ismcts() -> IsolatedIsmcts:
     """This process's IS-MCTS helper (started on first use)."""
-    if not _ISOLATED:
-        _ISOLATED.append(IsolatedIsmcts())
-    return _ISOLATED[0]
+    pid = os.getpid()
+    if pid not in _ISOLATED:
+        _ISOLATED[pid] = IsolatedIsmcts()
+    return _ISOLATED[pid]
 
 
 def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int, isolated: bool = False) -> Player:
@@ -204,12 +214,15 @@ class CpuTimed:
         self.name = kind
 
     def decide(self, view: PlayerView, rng: random.Random) -> Move:
-        helper = _ISOLATED[0].cpu if _ISOLATED else 0.0
+        pid = os.getpid()
+        helper = _ISOLATED.get(pid)
+        before = helper.cpu if helper else 0.0
         t0 = time.thread_time()
         move = self.player.decide(view, rng)
         spent = time.thread_time() - t0
-        if _ISOLATED:
-            spent += _ISOLATED[0].cpu - helper  # an isolated IS-MCTS decides in the helper's children
+        now = _ISOLATED.get(pid)
+        if now is not None:  # an isolated IS-MCTS decides in the helper's children (a new helper: all its time)
+            spent += now.cpu - (before if now is helper else 0.0)
         self.cpu.setdefault(self.kind, []).append(spent)
         if isinstance(move, PlayMove) and len(view.legal) > 1:
             same, alike = policy_agreement(view, int(move.card))
@@ -312,6 +325,9 @@ def play_lineup(start: Game, lineup: list[str]) -> dict[str, Any]:
                    for s, kind in enumerate(kinds)}
         chances = [0] * n  # decisions where a cheap stop of a moon was on offer
         for step in computer_turns(game, players):
+            if step.stood_in:
+                # the referee played a random card for a player that failed: not a measurement
+                raise RuntimeError(f"deal's seat {step.seat} ({kinds[step.seat]}) failed to decide; see the log")
             times.setdefault(kinds[step.seat], []).append(step.seconds)
             if cheap_stop(game):
                 chances[game.turn] += 1  # type: ignore[index]

@@ -109,6 +109,7 @@ def test_runs_with_ismcts_replay_the_same(capsys: pytest.CaptureFixture[str], tm
     alone, paired = tmp_path / "alone.jsonl", tmp_path / "paired.jsonl"
     _run(capsys, "--seats", "shooter,ismcts,ismcts,ismcts", "--deals", "3", "--seed", "6", "--ismcts-sims", "200",
          "--workers", "2", "--save", str(alone), "--json")
+    arena.isolated_ismcts().proc.kill()  # a helper that stopped is started again, and decides alike
     res = _run(capsys, "--seats", "easy,ismcts,ismcts,ismcts", "--paired", "shooter", "--deals", "3", "--seed", "6",
                "--ismcts-sims", "200", "--save", str(paired), "--json")
     assert res["options"]["ismcts_isolated"] is True
@@ -117,6 +118,16 @@ def test_runs_with_ismcts_replay_the_same(capsys: pytest.CaptureFixture[str], tm
     assert [[rot["points"] for rot in d["lineups"][0]["rotations"]] for d in a] == \
         [[rot["points"] for rot in d["lineups"][1]["rotations"]] for d in b]
     assert _run(capsys, "--compare", str(alone), str(alone), "--json")["margin_diff"] == 0
+
+
+def test_a_player_that_fails_stops_the_run_rather_than_let_a_random_card_stand_in(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(self: MediumBot, view: object, rng: object) -> None:
+        raise ValueError("broken")
+
+    monkeypatch.setattr(MediumBot, "decide", broken)
+    with pytest.raises(RuntimeError, match="medium.*failed to decide"):
+        main(["--seats", "easy,medium,medium,medium", "--deals", "1"])
 
 
 def test_ismcts_refuses_rules_openspiel_lacks(capsys: pytest.CaptureFixture[str]) -> None:
