@@ -32,6 +32,7 @@ from typing import Any
 from . import openspiel
 from .bots import BOTS, EasyBot, HardBot, MediumBot
 from .bots.base import view_round
+from .bots.hard import HUNT_PRIOR_BEFORE
 from .bots.hardis import HardISBot, moves_of
 from .bots.policy import choose_card
 from .bots.shooter import ShooterBot
@@ -52,11 +53,14 @@ HARD1 = "hard1"
 HARDFLAT = "hardflat"
 HARDIS = "hardis"
 HARDKEEP = "hardkeep"
+HARD24 = "hard24"
+"""Hard as before issue 14's twenty-fifth session: its opponents hunt the Q♠ with a prior of
+0.5, and its pass's rollouts keep the Q♠ when last to a spade trick won by the K♠ or A♠."""
 """Hard as before issue 14's twenty-second session: its tree's seats keep the Q♠ when last
 to a spade trick won by the K♠ or A♠, as the careful policy does."""
-TREE_KINDS = ("hard", HARDIS, HARDKEEP)
+TREE_KINDS = ("hard", HARDIS, HARDKEEP, HARD24)
 """The Hard seats that play with the tree search (:class:`~engine.bots.hardis.HardISBot`)."""
-SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP, ISMCTS)
+SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP, HARD24, ISMCTS)
 QS = int(QUEEN_OF_SPADES)
 ADDR_NO_RANDOMIZE = 0x0040000
 """Linux's personality flag that turns address randomisation off."""
@@ -186,6 +190,8 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
         # the cap on iterations goes with the budget (HardISBot), so --hard-budget 60000 is the
         # Hard of the eighth to sixteenth sessions and 240000 the seventeenth's "four times"
         tree: dict[str, Any] = {"opponents_tree": kind == HARDIS, "dump": kind != HARDKEEP}
+        if kind == HARD24:
+            tree.update(hunt_prior=HUNT_PRIOR_BEFORE, pass_dump=False)
         if hard_budget is not None:
             tree["is_budget"] = hard_budget
         return HardISBot(**tree)

@@ -103,8 +103,14 @@ allows, before the table has shown anything.  Every opponent trying made a simul
 opponent shoot in 10.6% of rounds (3,000 random deals, a left pass), where Medium and
 IS-MCTS shot in 0.3% and 2% of their rounds against Hard (docs/strength.md): the search
 then spent its cards on stopping moons that were not coming."""
-HUNT_PRIOR = 0.5
-"""The same for an opponent who leads low spades to flush the Q♠ out."""
+HUNT_PRIOR = 0.8
+"""The same for an opponent who leads low spades to flush the Q♠ out.  IS-MCTS-1000, leading
+with the K♠ or A♠ and more low spades while the Q♠ was out, led a low spade 61 times in 75
+(81 %; the careful policy 3 in 75; 150 rounds of four IS-MCTS, issue 14's twenty-fifth
+session), and a person who knows the game does too; 0.5 (before that session) imagined too
+few hunters."""
+HUNT_PRIOR_BEFORE = 0.5
+"""``HUNT_PRIOR`` before issue 14's twenty-fifth session (the arena's ``hard24``)."""
 PASS_MOON_PRIOR = 1.0
 """``MOON_PRIOR`` for the pass, where nothing has shown yet who tries: every opponent may
 be one who tries the moon whenever its hand allows (and passes as one, :func:`~engine.bots.shooter.shooter_pass`).
@@ -200,13 +206,13 @@ def opponent_card(st: SimRound, shooters: int, hunters: int, dump: bool = False)
 
 
 def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int,
-                  habits: tuple[int, int, float] = (-1, -1, MOON_WEIGHT)) -> float:
+                  habits: tuple[int, int, float] = (-1, -1, MOON_WEIGHT), dump: bool = False) -> float:
     """Like :func:`rollout`, but the simulated opponents shoot the moon and hunt the queen
     (``habits``: the seats that may shoot, those that hunt, and the moon's weight; see
     :class:`OpponentModel`), and the outcome is judged with the moon and the game leader in
-    mind."""
+    mind; ``dump`` as in :func:`play_out_aware`."""
     shooters, hunters, moon_weight = habits
-    play_out_aware(st, me, shooters, hunters)
+    play_out_aware(st, me, shooters, hunters, dump)
     return outcome(st, totals, me, target, True, moon_weight)
 
 
@@ -233,7 +239,7 @@ class OpponentModel:
       cannot anyway (a moon needs every penalty card), and a moon weighs ``MOON_WEIGHT``,
       otherwise only ``QUIET_MOON_WEIGHT``.
     - An opponent that has led a spade this round hunts the queen; the others with
-      ``HUNT_PRIOR``.
+      ``HUNT_PRIOR`` (Hard's ``hunt_prior``).
     """
 
     __slots__ = ("shoot", "hunt", "moon_weight")
@@ -244,7 +250,7 @@ class OpponentModel:
         self.moon_weight = moon_weight
 
     @classmethod
-    def of(cls, view: PlayerView, prior: float = MOON_PRIOR) -> OpponentModel:
+    def of(cls, view: PlayerView, prior: float = MOON_PRIOR, hunt_prior: float = HUNT_PRIOR) -> OpponentModel:
         n = view.players
         me = view.seat
         pen = view.rules.penalty_mask
@@ -275,7 +281,7 @@ class OpponentModel:
                     threat = True
             elif s != gave_strong:
                 shoot[s] = prior
-            hunt[s] = 1.0 if spade_lead[s] else HUNT_PRIOR
+            hunt[s] = 1.0 if spade_lead[s] else hunt_prior
         return cls(shoot, hunt, MOON_WEIGHT if threat else QUIET_MOON_WEIGHT)
 
     def draw(self, rng: random.Random) -> tuple[int, int, float]:
@@ -327,7 +333,7 @@ class HardBot(BaseBot):
 
     def __init__(self, budget: int | None = None, pass_budget: int | None = None, min_samples: int = 8,
                  max_samples: int | None = None, max_seconds: float = 3.0, classic: bool = False,
-                 model: bool = True) -> None:
+                 model: bool = True, hunt_prior: float = HUNT_PRIOR, pass_dump: bool = False) -> None:
         self.classic = classic
         """Hard as before issue 14: every seat's rollouts by the careful policy, the round's
         margin only, passes among Medium's favourite cards, a fixed budget."""
@@ -347,12 +353,17 @@ class HardBot(BaseBot):
         """Fit the rollouts' opponents to what the table has shown (:class:`OpponentModel`);
         without it every opponent may shoot and hunt, and a moon always weighs
         ``MOON_WEIGHT`` (Hard of issue 14's second session, the arena's ``hard1``)."""
+        self.hunt_prior = hunt_prior
+        """The chance that an opponent that has not led a spade yet hunts the queen."""
+        self.pass_dump = pass_dump
+        """In the pass's rollouts every seat last to play on a spade trick won by another's K♠
+        or A♠ gives that seat the Q♠ (:func:`play_out_aware`'s ``dump``)."""
 
     def habits(self, view: PlayerView, prior: float = MOON_PRIOR) -> Callable[[random.Random], tuple[int, int, float]]:
         """How the rollouts' opponents of one sampled deal behave (see :class:`OpponentModel`)."""
         if self.classic or not self.model:
             return lambda r: (-1, -1, MOON_WEIGHT)  # draws nothing: the same stream as before
-        return OpponentModel.of(view, prior).draw
+        return OpponentModel.of(view, prior, self.hunt_prior).draw
 
     def choose_pass(self, view: PlayerView, rng: random.Random) -> CardSet:
         """Simulate the round after each of a few promising passes (the others passing and
@@ -392,7 +403,7 @@ class HardBot(BaseBot):
             st = SimRound.start(rules, after, view.dealer)
             if self.classic:
                 return rollout(st, totals, me, target)
-            return rollout_aware(st, totals, me, target, how)
+            return rollout_aware(st, totals, me, target, how, self.pass_dump)
 
         best = self._search(len(cands), len(rules.deck), self.pass_budget, sample, evaluate, rng,
                             1 if self.classic else PASS_EXTEND)

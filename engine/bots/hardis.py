@@ -128,6 +128,7 @@ class HardISBot(HardBot):
     def __init__(self, is_budget: int = IS_BUDGET, min_iterations: int = MIN_ITERATIONS,
                  max_iterations: int | None = None, c: float = UCB_C, policy_first: bool = True,
                  opponents_tree: bool = False, dump: bool = True, **kwargs: Any) -> None:
+        kwargs.setdefault("pass_dump", dump)
         super().__init__(**kwargs)
         if opponents_tree:
             self.name = "hardis"
@@ -150,7 +151,9 @@ class HardISBot(HardBot):
         another seat's K♠ or A♠, gives that seat the Q♠ (``policy.choose_card``'s ``dump``).
         The careful policy keeps her there, and a Hard that imagined its opponents so played
         its own K♠ and A♠ into her against players who do not miss the gift (IS-MCTS, people):
-        docs/strength.md, issue 14's twenty-second session."""
+        docs/strength.md, issue 14's twenty-second session.  Unless ``pass_dump`` is given, the
+        pass's rollouts do the same (IS-MCTS gave her there 20 times in 20; issue 14's
+        twenty-fifth session)."""
 
     def choose_among(self, view: PlayerView, cands: list[int], rng: random.Random) -> int:
         """The card to play among the candidates ``cands``: the tree search's most visited."""

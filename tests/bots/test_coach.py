@@ -10,6 +10,7 @@ import pytest
 from engine import Card, Game, Phase, Rules, dumps
 from engine.bots import HardISBot, coach
 from engine.bots.coach import BLUNDER, LABELS, hint, label, rate_play
+from engine.bots.hard import HUNT_PRIOR_BEFORE
 from engine.bots.hardis import FORMER_BUDGET
 from engine.moves import PlayMove
 from engine.review import review_hand
@@ -95,9 +96,10 @@ def test_a_hint_is_hards_choice_with_a_reason() -> None:
     assert h.cards == ("2S",) and h.reason == "duck"  # no points on the table yet
     # the 2♠ and the 6♠ are close here (taking a clean trick to lead next): a Hard with the
     # former search (IS_BUDGET / SEARCH), whose tree's seats keep the Q♠ last to a spade trick
-    # won by the K♠ or A♠ (Hard before issue 14's twenty-second session), takes it on this
-    # seed, and is told so (today's Hard ducks on every seed tried)
-    light = HardISBot(is_budget=FORMER_BUDGET, dump=False)
+    # won by the K♠ or A♠ (Hard before issue 14's twenty-second session) and imagine fewer
+    # queen hunters (before its twenty-fifth), takes it on this seed, and is told so (today's
+    # Hard ducks on every seed tried)
+    light = HardISBot(is_budget=FORMER_BUDGET, dump=False, hunt_prior=HUNT_PRIOR_BEFORE)
     h = hint(view, random.Random(2), light)
     assert h.cards == (light.choose_play(view, random.Random(2)).code(),) == ("6S",)
     assert h.reason == "win_clean"

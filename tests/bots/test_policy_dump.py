@@ -38,3 +38,23 @@ def test_last_to_play_gives_the_queen_to_a_trick_the_ace_wins() -> None:
 def test_the_queen_stays_when_she_would_win_the_trick() -> None:
     st = _spade_trick("3S")  # the 7♠ wins so far: the Q♠ would take her own trick
     assert choose_card(st, dump=True) == int(parse_card("4S"))
+
+
+def test_hards_pass_rollouts_give_the_queen_too() -> None:
+    """Hard's pass judges each pass by rollouts in which the opponents give the Q♠ to a spade
+    trick won by the K♠ or A♠ (IS-MCTS always did, 20 times in 20); ``hard24`` kept her."""
+    from engine.arena import make_player
+    from engine.bots.hard import HUNT_PRIOR, HUNT_PRIOR_BEFORE, HardBot, rollout_aware
+    from engine.bots.hardis import HardISBot
+    from engine.state import Game
+
+    totals = [0, 0, 0, 0]
+    given = rollout_aware(_spade_trick("AS"), totals, 0, 100, (0, 0, 2.0), dump=True)
+    kept = rollout_aware(_spade_trick("AS"), totals, 0, 100, (0, 0, 2.0))
+    assert given < kept - 13  # seat 0 took the queen with its A♠ only when she is given
+    hard = HardISBot()
+    assert hard.pass_dump and hard.hunt_prior == HUNT_PRIOR == 0.8
+    assert not HardISBot(dump=False).pass_dump and not HardBot().pass_dump  # the flat search: the coach's
+    before = make_player("hard24", Game(Rules(), seed=1), None, 10)
+    assert isinstance(before, HardISBot) and before.dump
+    assert not before.pass_dump and before.hunt_prior == HUNT_PRIOR_BEFORE == 0.5
