@@ -53,11 +53,11 @@ HARD1 = "hard1"
 HARDFLAT = "hardflat"
 HARDIS = "hardis"
 HARDKEEP = "hardkeep"
+"""Hard as before issue 14's twenty-second session: its tree's seats keep the Q♠ when last
+to a spade trick won by the K♠ or A♠, as the careful policy does."""
 HARD24 = "hard24"
 """Hard as before issue 14's twenty-fifth session: its opponents hunt the Q♠ with a prior of
 0.5, and its pass's rollouts keep the Q♠ when last to a spade trick won by the K♠ or A♠."""
-"""Hard as before issue 14's twenty-second session: its tree's seats keep the Q♠ when last
-to a spade trick won by the K♠ or A♠, as the careful policy does."""
 TREE_KINDS = ("hard", HARDIS, HARDKEEP, HARD24)
 """The Hard seats that play with the tree search (:class:`~engine.bots.hardis.HardISBot`)."""
 SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP, HARD24, ISMCTS)
@@ -602,8 +602,8 @@ def parser(rules: type[Rules] = Rules) -> argparse.ArgumentParser:
     p.add_argument("--preset", choices=sorted(PRESETS), default="standard")
     p.add_argument("--hard-budget", type=int,
                    help="simulated card plays per play decision of the Hard seats (hard, hardis, hardkeep, "
-                        "hardflat, hard0, hard1); for hard, hardis and hardkeep the cap on a decision's iterations "
-                        "scales with it")
+                        "hard24, hardflat, hard0, hard1); for hard, hardis, hardkeep and hard24 the cap on a "
+                        "decision's iterations scales with it")
     p.add_argument("--ismcts-sims", type=int, default=1000)
     p.add_argument("--ismcts-in-process", action="store_true",
                    help="let IS-MCTS decide in the arena's own process, as before issue 14's twenty-fifth session: "

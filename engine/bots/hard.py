@@ -13,9 +13,8 @@ penalty card so far keeps going for the moon while its hand allows (so Hard sees
 nobody else will stop it), and one holding the A♠ or K♠ with more low spades leads them
 to flush the Q♠ out; in the play's tree search and the server's Hard's pass every seat also
 gives the Q♠ to a spade trick another seat wins with the K♠ or A♠ when it plays last (the
-careful player keeps her).  How
-many opponents have those habits is fitted to what the table has shown Hard
-(:class:`OpponentModel`): before anyone has taken a penalty card only some of
+careful player keeps her).  How many opponents have those habits is fitted to what the
+table has shown Hard (:class:`OpponentModel`): before anyone has taken a penalty card only some of
 the imagined opponents try the moon, and a moon weighs fully only once one of them has
 taken every penalty card so far.  The outcome is judged on the game score: the others' points minus
 its own, a moon by someone else counted as worse than its points (``MOON_WEIGHT``), the
