@@ -83,8 +83,9 @@ def _after_passing(seed: int) -> str:
 
 
 def test_the_worker_pool_plays_hard_with_the_apps_budget() -> None:
-    # seed 1: seats 2 and 3 play before seat 0, and seat 3's card differs with the budget
-    record, people = _after_passing(1), frozenset({0})
+    # seed 4: seats 2 and 3 play before seat 0, and seat 3's card differs with the budget
+    # (seed 1's did until Hard's opponents hunted the Q♠ more, issue 14's twenty-fifth session)
+    record, people = _after_passing(4), frozenset({0})
     light = thinking.think(record, "hard", people, 3000)
     assert light != thinking.think(record, "hard", people)
     pool = Thinker(workers=1, timeout=600, hard_budget=3000)

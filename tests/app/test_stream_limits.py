@@ -155,7 +155,10 @@ def test_a_move_is_drawn_once_for_every_page_showing_it_alike_and_reads_nothing_
 
 
 def test_a_stream_refused_by_a_full_server_is_answered_busy(tmp_path: Path) -> None:
-    env = {"MAX_ACTIVE_REQUESTS": "1", "QUEUE_TIMEOUT": "0.01", "MAX_QUEUE": "1"}
+    # one request at a time and one waiting; the wait is long enough for the host's own
+    # requests one after the other on a busy machine (0.01 s refused its table's opening
+    # once, with the machine's two cores taken), and the burst overflows the queue anyway
+    env = {"MAX_ACTIVE_REQUESTS": "1", "QUEUE_TIMEOUT": "0.5", "MAX_QUEUE": "1"}
     with app_server(f"sqlite:///{tmp_path / 'hearts.db'}", tmp_path, extra_env=env) as base:
         host = Person(base, "Ann")
         path = host.open_table(difficulty="easy", passing="true", max_rounds="1", turn_seconds="600")
