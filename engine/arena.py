@@ -85,6 +85,8 @@ class IsmctsPlayer:
         """Decide in a helper process, so that the decisions replay the same
         (:class:`IsolatedIsmcts`)."""
         self.medium = MediumBot()
+        self.outside_cpu = 0.0
+        """CPU seconds its decisions have spent outside this process (in the helper's children)."""
 
     def decide(self, view: PlayerView, rng: random.Random) -> Move:
         if view.phase is not Phase.PLAY:
@@ -103,10 +105,11 @@ class IsmctsPlayer:
         if self.isolated:
             name = openspiel.game_string(game.rules)
             try:
-                action = isolated_ismcts().step(name, seed, self.simulations, state.history())
+                action, cpu = isolated_ismcts().step(name, seed, self.simulations, state.history())
             except BrokenPipeError:  # the helper was stopped: a new one decides alike
                 del _ISOLATED[os.getpid()]
-                action = isolated_ismcts().step(name, seed, self.simulations, state.history())
+                action, cpu = isolated_ismcts().step(name, seed, self.simulations, state.history())
+            self.outside_cpu += cpu
         else:
             bot = pyspiel.ISMCTSBot(seed, pyspiel.RandomRolloutEvaluator(1, seed), 10.0, self.simulations, -1,
                                     pyspiel.ISMCTSFinalPolicyType.MAX_VISIT_COUNT, False, False)
@@ -145,10 +148,9 @@ class IsolatedIsmcts:
         self.fixed = self.proc.stdout.readline().strip() == b"1"
         """Whether address randomisation is off in the helper (if not, its decisions do not
         replay the same)."""
-        self.cpu = 0.0
-        """CPU seconds of the decisions so far (spent in the helper's children)."""
 
-    def step(self, game: str, seed: int, simulations: int, history: Sequence[int]) -> int:
+    def step(self, game: str, seed: int, simulations: int, history: Sequence[int]) -> tuple[int, float]:
+        """IS-MCTS's action in the state reached by ``history``, and the CPU seconds it took."""
         proc = self.proc
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(f"{game} {seed} {simulations} {' '.join(map(str, history))}\n".encode())
@@ -159,8 +161,7 @@ class IsolatedIsmcts:
         fields = line.split()
         if len(fields) != 2 or int(fields[0]) < 0:
             raise RuntimeError("the IS-MCTS helper failed to decide")
-        self.cpu += float(fields[1])
-        return int(fields[0])
+        return int(fields[0]), float(fields[1])
 
 
 _ISOLATED: dict[int, IsolatedIsmcts] = {}
@@ -220,15 +221,11 @@ class CpuTimed:
         self.name = kind
 
     def decide(self, view: PlayerView, rng: random.Random) -> Move:
-        pid = os.getpid()
-        helper = _ISOLATED.get(pid)
-        before = helper.cpu if helper else 0.0
+        before = getattr(self.player, "outside_cpu", 0.0)
         t0 = time.thread_time()
         move = self.player.decide(view, rng)
         spent = time.thread_time() - t0
-        now = _ISOLATED.get(pid)
-        if now is not None:  # an isolated IS-MCTS decides in the helper's children (a new helper: all its time)
-            spent += now.cpu - (before if now is helper else 0.0)
+        spent += getattr(self.player, "outside_cpu", 0.0) - before  # an isolated IS-MCTS's helper
         self.cpu.setdefault(self.kind, []).append(spent)
         if isinstance(move, PlayMove) and len(view.legal) > 1:
             same, alike = policy_agreement(view, int(move.card))

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import random
+import time
 from pathlib import Path
 
 import pytest
@@ -14,7 +16,7 @@ from engine.bots.base import view_round
 from engine.bots.hardis import FORMER_BUDGET, IS_BUDGET, MAX_ITERATIONS, HardISBot
 from engine.bots.policy import choose_card
 from engine.cards import CardSet, parse_card
-from engine.referee import computer_turns
+from engine.referee import computer_turns, next_computer_seat
 from engine.rules import Rules
 from engine.state import Game
 from engine.values import Phase
@@ -89,10 +91,11 @@ def test_isolated_ismcts_decides_the_same_whatever_was_decided_before() -> None:
     name = openspiel.game_string(Rules())
     first = IsolatedIsmcts()
     assert first.fixed  # address randomisation is off in the helper
-    forward = [first.step(name, 100 + i, 300, h) for i, h in enumerate(histories)]
-    assert first.cpu > 0
+    asked = [first.step(name, 100 + i, 300, h) for i, h in enumerate(histories)]
+    assert all(cpu > 0 for _, cpu in asked)  # the CPU of each decision, spent in the helper's child
+    forward = [a for a, _ in asked]
     second = IsolatedIsmcts()
-    backward = {i: second.step(name, 100 + i, 300, histories[i]) for i in reversed(range(len(histories)))}
+    backward = {i: second.step(name, 100 + i, 300, histories[i])[0] for i in reversed(range(len(histories)))}
     assert forward == [backward[i] for i in range(len(histories))]
     # and a decision is a legal card of the state
     game = openspiel.load_game(Rules())
@@ -101,6 +104,26 @@ def test_isolated_ismcts_decides_the_same_whatever_was_decided_before() -> None:
         for x in h:
             st.apply_action(x)
         assert a in st.legal_actions()
+
+
+def test_cpu_of_an_isolated_ismcts_decision_counts_the_helpers_time() -> None:
+    """The arena's decision times take the CPU an isolated IS-MCTS spent in its helper, which
+    the arena's own thread does not see (it only waits on the pipe)."""
+    game = Game(Rules(), seed=4)
+    medium = MediumBot()
+    while game.phase is not Phase.PLAY or len(game.legal_cards()) < 3:  # a choice to think over
+        next(iter(computer_turns(game, medium)))
+    arena.isolated_ismcts()  # started before: its start is this thread's time
+    player = arena.IsmctsPlayer(game, 3000, isolated=True)
+    cpu: dict[str, list[float]] = {}
+    timed = arena.CpuTimed(player, "ismcts", cpu, {})
+    seat = next_computer_seat(game, frozenset())
+    assert seat is not None
+    t0 = time.thread_time()
+    timed.decide(game.view(seat), random.Random(1))
+    here = time.thread_time() - t0
+    assert player.outside_cpu > here  # the search ran in the helper's child, not here
+    assert cpu["ismcts"][0] >= player.outside_cpu
 
 
 def test_runs_with_ismcts_replay_the_same(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
