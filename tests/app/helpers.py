@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 
 from fastapi import FastAPI
+from sqlalchemy.pool import QueuePool
 from sqlmodel import Session
 
 from app.models import GameRecord
@@ -63,3 +65,16 @@ def race(target: Callable[[], None], n: int) -> None:
         t.start()
     for t in threads:
         t.join()
+
+
+def held(pool: QueuePool, wait: float = 10.0) -> int:
+    """The connections checked out of ``pool`` that stay out: the fewest seen within ``wait``
+    seconds (at once when none).  The tables' watch borrows one every half second for a
+    moment, and a page's session is closed a moment after its body was sent: on a loaded
+    machine CI saw those moments.  A connection a request kept stays counted."""
+    fewest = pool.checkedout()
+    deadline = time.monotonic() + wait
+    while fewest and time.monotonic() < deadline:
+        time.sleep(0.01)
+        fewest = min(fewest, pool.checkedout())
+    return fewest

@@ -24,6 +24,7 @@ from app.models import Player as Player_
 from app.thinking import Thinker
 from engine import Game, Rules, dumps
 
+from .helpers import held
 from .live import LiveServer, Player
 
 BURST = 300
@@ -125,7 +126,7 @@ def test_the_player_dependency_holds_no_connection_into_the_route(app: FastAPI, 
     def spying(request: Request, session: deps.SessionDep, settings: deps.SettingsDep) -> Player_:
         player = real(request, session, settings)
         seen["in_transaction"] = session.in_transaction()
-        seen["checked_out"] = app.state.db_engine.pool.checkedout()
+        seen["checked_out"] = held(app.state.db_engine.pool)  # not the tables' watch's
         return player
 
     app.dependency_overrides[deps.get_player] = spying

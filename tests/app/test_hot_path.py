@@ -7,7 +7,6 @@ from __future__ import annotations
 import dataclasses
 import functools
 import gc
-import time
 from collections.abc import Callable
 from typing import Any
 
@@ -23,7 +22,7 @@ from app.models import GameRecord
 from app.routers.api import GameOut, game_json, game_out
 from engine import Phase, PlayerView, Rules
 
-from .helpers import first_legal, three_cards
+from .helpers import first_legal, held, three_cards
 
 
 def playing(client: TestClient) -> dict[str, Any]:
@@ -102,7 +101,7 @@ def test_a_stale_action_is_answered_from_its_own_hop(
     r = client.post("/api/v1/games/nope/play", json={"version": 0, "card": card})
     assert r.status_code == 404 and r.json()["error"] == "game_not_found"
     assert seen == ["lookup_and_work"] * 2, seen
-    assert app.state.db_engine.pool.checkedout() == 0
+    assert held(app.state.db_engine.pool) == 0
 
 
 def test_reading_a_game_makes_one_hop_and_ends_its_own_transaction(
@@ -115,7 +114,7 @@ def test_reading_a_game_makes_one_hop_and_ends_its_own_transaction(
     # the player's lookup and the game's read in one transaction, ended in the hop: nothing
     # is left for the session's close to roll back in a hop of its own
     assert seen == ["lookup_and_work", "lookup_and_work"], seen
-    assert app.state.db_engine.pool.checkedout() == 0
+    assert held(app.state.db_engine.pool) == 0
 
 
 def test_a_read_that_leaves_a_transaction_open_still_closes_it_off_the_event_loop(
@@ -126,7 +125,7 @@ def test_a_read_that_leaves_a_transaction_open_still_closes_it_off_the_event_loo
     # the records' read began a transaction the route did not end: its rollback waits for
     # the database, so the close goes to the thread pool
     assert "close" in seen
-    assert app.state.db_engine.pool.checkedout() == 0
+    assert held(app.state.db_engine.pool) == 0
 
 
 def test_every_answer_gives_its_connection_back(app: FastAPI, client: TestClient) -> None:
@@ -142,14 +141,7 @@ def test_every_answer_gives_its_connection_back(app: FastAPI, client: TestClient
         client.get("/"),
     ]
     assert [a.status_code for a in answers] == [200, 409, 422, 200, 200, 200]
-    # a connection kept is never given back; one given back a moment after its answer was
-    # sent (a page's session closes once the body is out, and the tables' watch borrows one
-    # every half second) is: on a loaded machine CI saw those moments, so wait for them
-    for _ in range(200):
-        if pool.checkedout() == 0:
-            break
-        time.sleep(0.05)
-    assert pool.checkedout() == 0
+    assert held(pool) == 0
 
 
 def test_the_answer_is_the_game_out_schema_serialised_once(app: FastAPI, client: TestClient) -> None:

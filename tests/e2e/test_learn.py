@@ -123,7 +123,9 @@ def test_every_lesson_by_mouse_or_finger(browser: Browser, base_url: str, size: 
 def test_every_lesson_by_keyboard_alone(browser: Browser, base_url: str, size: str) -> None:
     page = open_page(browser, size)
     page.goto(base_url + "/")
-    # the header's Learn link, reached with the keyboard from the welcome's "New game" (autofocus)
+    # the header's Learn link, reached with the keyboard from the welcome's "New game" (autofocus,
+    # which the browser applies after the load event: wait for it, or Shift+Tab starts at the end)
+    page.wait_for_function("document.activeElement && document.activeElement.matches('[data-start]')")
     press_on(page, "Shift+Tab", "Learn")
     page.wait_for_url("**/learn")
 
