@@ -56,11 +56,12 @@ HARDKEEP = "hardkeep"
 """Hard as before issue 14's twenty-second session: its tree's seats keep the Q♠ when last
 to a spade trick won by the K♠ or A♠, as the careful policy does."""
 HARD24 = "hard24"
+HARDPI = "hardpi"
 """Hard as before issue 14's twenty-fifth session: its opponents hunt the Q♠ with a prior of
 0.5, and its pass's rollouts keep the Q♠ when last to a spade trick won by the K♠ or A♠."""
-TREE_KINDS = ("hard", HARDIS, HARDKEEP, HARD24)
+TREE_KINDS = ("hard", HARDIS, HARDKEEP, HARD24, HARDPI)
 """The Hard seats that play with the tree search (:class:`~engine.bots.hardis.HardISBot`)."""
-SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP, HARD24, ISMCTS)
+SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP, HARD24, HARDPI, ISMCTS)
 QS = int(QUEEN_OF_SPADES)
 ADDR_NO_RANDOMIZE = 0x0040000
 """Linux's personality flag that turns address randomisation off."""
@@ -191,6 +192,9 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
         # the cap on iterations goes with the budget (HardISBot), so --hard-budget 60000 is the
         # Hard of the eighth to sixteenth sessions and 240000 the seventeenth's "four times"
         tree: dict[str, Any] = {"opponents_tree": kind == HARDIS, "dump": kind != HARDKEEP}
+        if kind == HARDPI:
+            from .bots import hardis as hardis_module
+            hardis_module.PASS_TILT = True
         if kind == HARD24:
             tree.update(hunt_prior=HUNT_PRIOR_BEFORE, pass_dump=False)
         if hard_budget is not None:

@@ -44,6 +44,7 @@ from typing import Any
 from ..cards import LOW
 from ..view import PlayerView
 from .hard import HardBot, opponent_card, outcome, play_out_aware
+from .passinfo import pass_tilt
 from .policy import choose_card
 from .sampling import DealSampler
 from .sim import SimRound, view_dealer
@@ -68,6 +69,9 @@ IS_BUDGET = round(FORMER_BUDGET * SEARCH)
 MIN_ITERATIONS = 64
 MAX_ITERATIONS = round(FORMER_MAX_ITERATIONS * SEARCH)
 """Bounds on the iterations of one decision (late in a round an iteration is cheap)."""
+PASS_TILT = False
+"""Whether the tree's deals weigh what the passes tell (:func:`~.passinfo.pass_tilt`): the
+arena's ``hardpi`` while it is measured."""
 SETTLED_EVERY = 16
 """Iterations between two looks at whether the root's choice is settled (and at the CPU
 time spent)."""
@@ -162,7 +166,7 @@ class HardISBot(HardBot):
 
     def search(self, view: PlayerView, cands: list[int], rng: random.Random) -> Node:
         """Run the tree search from ``view`` over the root's moves ``cands``; the root."""
-        sampler = DealSampler(view, infer=True)
+        sampler = DealSampler(view, infer=True, tilt=pass_tilt(view) if PASS_TILT else None)
         habits = self.habits(view)
         me = view.seat
         totals = view.totals

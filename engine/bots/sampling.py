@@ -79,8 +79,12 @@ class DealSampler:
     With ``infer``, samples that give a seat a card it probably does not hold (see
     :func:`discard_inference`) are tried again, up to ``INFER_TRIES`` times."""
 
-    def __init__(self, view: PlayerView, infer: bool = False) -> None:
+    def __init__(self, view: PlayerView, infer: bool = False,
+                 tilt: list[list[float]] | None = None) -> None:
         n = view.players
+        self.tilt = tilt
+        """Per card and seat, how much likelier a deal giving the card to the seat is
+        (:func:`~.passinfo.pass_tilt`); each card is then dealt in proportion to it."""
         me = view.seat
         self.n = n
         self.me = me
@@ -158,6 +162,12 @@ class DealSampler:
         return self._sample(rng)
 
     def _sample(self, rng: random.Random) -> list[int]:
+        if self.tilt is not None:
+            for _ in range(3):
+                dealt = self._tilted(rng)
+                if dealt is not None:
+                    return dealt
+            return self._checked(rng)
         n = self.n
         hands = self.fixed[:]
         double = self.double
@@ -207,6 +217,39 @@ class DealSampler:
                 room[s] -= 1
                 if s < n:
                     hands[s] = add_to(hands[s], c, True) if double else hands[s] | 1 << c
+        return hands
+
+    def _tilted(self, rng: random.Random) -> list[int] | None:
+        """One deal with each card given to a seat in proportion to its room and its weight
+        in ``tilt`` (the cards set aside: weight 1); ``None`` at a dead end."""
+        n = self.n
+        tilt = self.tilt
+        assert tilt is not None
+        hands = self.fixed[:]
+        room = self.room[:]
+        rand = rng.random
+        for su in self.order:
+            cards = self.by_suit[su][:]
+            _shuffle(cards, rng.getrandbits)
+            options = self.options[su]
+            for c in cards:
+                w = tilt[c]
+                weights = [room[s] * (w[s] if s < n else 1.0) for s in options]
+                total = sum(weights)
+                if total <= 0:
+                    return None
+                r = rand() * total
+                s = options[-1]
+                for o, x in zip(options, weights, strict=True):
+                    r -= x
+                    if r < 0 and x > 0:
+                        s = o
+                        break
+                if not room[s]:
+                    return None
+                room[s] -= 1
+                if s < n:
+                    hands[s] = add_to(hands[s], c, self.double)
         return hands
 
     def _checked(self, rng: random.Random) -> list[int]:

@@ -1,0 +1,188 @@
+"""What the pass tells about the other hands: where the unseen cards went, weighed per seat.
+
+A player passes its most dangerous cards, so the three cards a seat passed us say what it
+did *not* keep: one that passed the A♠ and K♠ but not the Q♠ seldom held her, one that passed
+three low clubs held no high hearts.  And every other seat passed too: its passes moved its
+dangerous cards on.  A uniform deal of the unseen cards (what :class:`~.sampling.DealSampler`
+does alone) knows none of this.
+
+:func:`pass_tilt` imagines the deal before the passes: the seat that passed to us kept ten
+cards none of which the careful player's pass (:func:`~.policy.card_scores`) rates clearly
+more dangerous than the least dangerous card it passed (within ``SLACK``: a person is not
+the policy; the check follows the policy's three choices, made one at a time as the
+hand shrinks), the other seats any thirteen; they pass as the careful player does.  Over
+``POOL`` such imagined deals it counts where each unseen card ended after the passes, and
+returns, per card and seat, how much likelier it is there than a uniform deal says; the
+sampler deals each card in proportion to that weight and the seat's room.
+
+One deck and four players only (the deal is then every card, no card set aside); the pool
+is made once per round and seat (cached), from a generator seeded by what the seat knows,
+so decisions stay reproducible.
+"""
+
+from __future__ import annotations
+
+import random
+from functools import lru_cache
+
+from ..cards import LOW, QUEEN_OF_SPADES, iter_cards
+from ..rules import PassDirection, Rules
+from ..view import PlayerView
+from .policy import card_scores, choose_pass_mask
+
+SLACK = 4
+"""How much more dangerous (in :func:`~.policy.card_scores` points) a card the passer kept
+may be than the one it passed at the same choice: a heart rank and a third, or two ranks of
+a plain suit.  Against players who pass as the careful player does, a tighter slack tells
+more (0: 0.047 nats a card better than a uniform deal, 4: 0.041, 8: 0.035, 12: 0.029; 150
+deals), but a person is not that player."""
+POOL = 400
+"""Imagined deals before the passes counted for one round."""
+TRIES = 12000
+"""Deals tried at most for the pool (the passer's hand is rejected until it fits the pass)."""
+PRIOR = 20.0
+"""Uniform deals mixed into each card's count: a card seen at a seat in no deal of a small
+pool is not ruled out."""
+ALL = (1 << 52) - 1
+QS = int(QUEEN_OF_SPADES)
+
+
+def pass_tilt(view: PlayerView) -> list[list[float]] | None:
+    """Per card (0–51), per seat, the weight of a deal giving the card to the seat; ``None``
+    when the pass tells nothing here (no pass, a variant the pool does not cover)."""
+    rules = view.rules
+    n = view.players
+    if (n != 4 or rules.cancellation or view.received is None or view.passed is None
+            or view.pass_target is None or view.received_from is None):
+        return None
+    me = view.seat
+    mine = view.hand.mask
+    for t in view.tricks:
+        for i, c in enumerate(t.cards):
+            if (t.leader + i) % n == me:
+                mine |= 1 << int(c)
+    if view.trick_leader is not None:
+        for i, c in enumerate(view.trick):
+            if (view.trick_leader + i) % n == me:
+                mine |= 1 << int(c)
+    got = view.received.mask
+    gave = view.passed.mask
+    before = (mine & ~got) | gave
+    if before.bit_count() != 13 or got.bit_count() != 3 or before & got:
+        return None
+    off = (view.pass_target - me) % n
+    return _tilt(rules, view.pass_direction, me, off, before, got, gave)
+
+
+def _fits(kept: int, got: int, rules: Rules, direction: PassDirection) -> bool:
+    """Whether the careful player's pass, holding ``kept`` and ``got``, could have been ``got``
+    within ``SLACK``: at each of its three choices (scores change as the hand shrinks) the
+    most dangerous card left of ``got`` is within ``SLACK`` of every card of ``kept``."""
+    hand = kept | got
+    for _ in range(3):
+        best_got = best_kept = None
+        for v, c in card_scores(hand, rules, direction):
+            if got >> c & 1:
+                if best_got is None or v > best_got[0]:
+                    best_got = (v, c)
+            elif best_kept is None or v > best_kept:
+                best_kept = v
+        assert best_got is not None and best_kept is not None
+        if best_kept > best_got[0] + SLACK:
+            return False
+        hand &= ~(1 << best_got[1])
+    return True
+
+
+def _score_range(card: int, rules: Rules) -> tuple[int, int]:
+    """The least and the most :func:`~.policy.card_scores` may rate ``card`` in any hand."""
+    lo = hi = None
+    for extra in (0, 1, 4, 5, 7):  # suit lengths that reach every branch of card_scores
+        suit = card // 13
+        same = [c for c in range(13 * suit, 13 * suit + 13) if c != card]
+        others = [c for c in range(52) if c // 13 != suit]
+        for qs in (False, True):
+            hand = 1 << card
+            for c in same[:extra]:
+                hand |= 1 << c
+            if qs and card != QS and suit == QS // 13:
+                hand |= 1 << QS
+            for c in others[:13 - hand.bit_count()]:
+                hand |= 1 << c
+            for direction in (PassDirection.LEFT, PassDirection.ACROSS):
+                v = next(v for v, c in card_scores(hand, rules, direction) if c == card)
+                lo = v if lo is None else min(lo, v)
+                hi = v if hi is None else max(hi, v)
+    assert lo is not None and hi is not None
+    return lo, hi
+
+
+@lru_cache(maxsize=16)
+def _ranges(rules: Rules) -> list[tuple[int, int]]:
+    return [_score_range(c, rules) for c in range(52)]
+
+
+@lru_cache(maxsize=256)
+def _tilt(rules: Rules, direction: PassDirection, me: int, off: int, before: int, got: int,
+          gave: int) -> list[list[float]] | None:
+    n = 4
+    src = (me - off) % n
+    target = (me + off) % n
+    others = [s for s in range(n) if s not in (me, src)]
+    unknown = list(iter_cards(ALL & ~before & ~got))
+    ranges = _ranges(rules)
+    # cards the passer may have kept: none whose least score is above what the least
+    # dangerous card it passed can score at most (the exact check follows for each hand)
+    bound = min(ranges[c][1] for c in iter_cards(got)) + SLACK
+    keepable = [c for c in unknown if ranges[c][0] <= bound]
+    if len(keepable) < 10:
+        return None
+    rng = random.Random(f"pass:{me}:{off}:{before}:{got}")
+    counts = [[0] * n for _ in range(52)]
+    pool = 0
+    shuffle = rng.shuffle
+    for _ in range(TRIES):
+        shuffle(keepable)
+        kept = 0
+        for c in keepable[:10]:
+            kept |= 1 << c
+        if not _fits(kept, got, rules, direction):
+            continue
+        pre = [0] * n
+        pre[me] = before
+        pre[src] = kept | got
+        rest = [c for c in unknown if not kept >> c & 1]
+        shuffle(rest)
+        for k, s in enumerate(others):
+            m = 0
+            for c in rest[13 * k:13 * k + 13]:
+                m |= 1 << c
+            pre[s] = m
+        passes = [0] * n
+        passes[me] = gave
+        passes[src] = got
+        for s in others:
+            passes[s] = choose_pass_mask(pre[s], rules, direction)
+        for s in range(n):
+            if s == me:
+                continue
+            post = (pre[s] & ~passes[s]) | passes[(s - off) % n]
+            for c in iter_cards(post & LOW & ~gave):
+                counts[c][s] += 1
+        pool += 1
+        if pool == POOL:
+            break
+    if not pool:
+        return None
+    room = [0.0] * n
+    for s in range(n):
+        if s != me:
+            room[s] = 13.0 - (3 if s == target else 0)
+    total = sum(room)
+    tilt = [[1.0] * n for _ in range(52)]
+    for c in unknown:
+        for s in range(n):
+            if s != me:
+                share = room[s] / total
+                tilt[c][s] = (counts[c][s] + PRIOR * share) / (pool + PRIOR) / share
+    return tilt

@@ -1,0 +1,163 @@
+"""What the passes tell Hard about the hidden hands (engine.bots.passinfo), and the sampler
+dealing by it."""
+
+from __future__ import annotations
+
+import math
+import random
+from functools import lru_cache
+
+from engine import Game, Phase, Rules
+from engine.bots.medium import MediumBot
+from engine.bots.passinfo import _tilt, pass_tilt
+from engine.bots.sampling import DealSampler
+from engine.cards import parse_card
+from engine.referee import computer_turns
+from engine.view import PlayerView
+
+QS = int(parse_card("QS"))
+
+
+def _after_passes(game: Game) -> Game:
+    for _ in computer_turns(game, MediumBot()):
+        if game.phase is Phase.PLAY:
+            break
+    return game
+
+
+@lru_cache(maxsize=1)
+def _passed_deals() -> list[tuple[Game, PlayerView, list[list[float]]]]:
+    """Rounds after the careful player's passes (no hold rounds), seen by seat 0, with the tilt."""
+    out = []
+    for k in range(100):
+        game = _after_passes(Game(Rules(), seed=f"tilt {k}"))
+        if game.phase is not Phase.PLAY or game.pass_direction.name == "NONE":
+            continue
+        view = game.view(0)
+        tilt = pass_tilt(view)
+        assert tilt is not None
+        out.append((game, view, tilt))
+    return out
+
+
+def _share(view: PlayerView, tilt: list[list[float]], card: int, seat: int) -> float:
+    """The chance of ``card`` being with ``seat`` by the tilt (each seat's room times its weight)."""
+    room = {s: 13 - (3 if s == view.pass_target else 0) for s in range(4) if s != view.seat}
+    return room[seat] * tilt[card][seat] / sum(room[s] * tilt[card][s] for s in room)
+
+
+def test_a_passer_that_gave_the_high_spades_but_not_the_queen_is_less_likely_to_hold_her() -> None:
+    # a careful player short in spades passes the Q♠ before the A♠ or K♠: one that passed us
+    # the A♠ or K♠ and not her holds her less often than its share of the unseen cards
+    shares = []
+    high = (1 << int(parse_card("AS"))) | (1 << int(parse_card("KS")))
+    for _, view, tilt in _passed_deals():
+        got = view.received
+        assert got is not None and view.received_from is not None
+        if got.mask >> QS & 1 or not got.mask & high or view.hand.mask >> QS & 1:
+            continue
+        room = 13 - (3 if view.received_from == view.pass_target else 0)
+        shares.append(_share(view, tilt, QS, view.received_from) - room / 36)
+    assert len(shares) >= 20
+    assert sum(shares) / len(shares) < -0.03
+
+
+def test_the_tilt_tells_where_the_cards_went_better_than_a_uniform_deal() -> None:
+    # over deals passed by the careful player, the true seat of each key card (the Q♠, A♠,
+    # K♠, A♥, K♥) after the passes is likelier under the tilt than under a uniform deal
+    keys = [int(parse_card(c)) for c in ("QS", "AS", "KS", "AH", "KH")]
+    tilted = uniform = 0.0
+    count = 0
+    for game, view, tilt in _passed_deals():
+        for c in keys:
+            if view.hand.mask >> c & 1:
+                continue
+            at = next(s for s in (1, 2, 3) if game.hands[s] >> c & 1)
+            tilted += math.log(_share(view, tilt, c, at))
+            uniform += math.log((13 - (3 if at == view.pass_target else 0)) / 36)
+            count += 1
+    assert count > 200
+    assert tilted / count > uniform / count + 0.03
+
+
+def test_no_tilt_without_a_pass_or_in_variants_it_does_not_cover() -> None:
+    cases = [(Rules(), True), (Rules(passing=False), False), (Rules(players=3), False),
+             (Rules(players=5), False), (Rules(players=6, cancellation=True), False)]
+    for rules, tilted in cases:
+        game = _after_passes(Game(rules, seed=1))
+        assert game.phase is Phase.PLAY
+        view = game.view(0)
+        assert (pass_tilt(view) is not None) is tilted
+    # a hold round (the fourth of four players) passes nothing
+    game = Game(Rules(), seed=1)
+    while game.round_index < 3:
+        for _ in computer_turns(game, MediumBot()):
+            pass
+        game.next_round()
+    assert game.pass_direction.name == "NONE" and game.phase is Phase.PLAY
+    assert pass_tilt(game.view(0)) is None
+
+
+def test_the_tilt_is_the_same_for_the_same_knowledge() -> None:
+    game = _after_passes(Game(Rules(), seed="same"))
+    view = game.view(0)
+    first = pass_tilt(view)
+    _tilt.cache_clear()
+    assert pass_tilt(view) == first
+
+
+def _mid_views(count: int, rng: random.Random) -> list[PlayerView]:
+    views = []
+    for k in range(count):
+        game = Game(Rules(), seed=f"mid {k}")
+        stop = rng.randrange(4, 45)
+        for i, _ in enumerate(computer_turns(game, MediumBot())):
+            if i >= stop or game.phase is not Phase.PASS and game.phase is not Phase.PLAY:
+                break
+        if game.phase is Phase.PLAY and game.turn is not None:
+            views.append(game.view(game.turn))
+    return views
+
+
+def test_a_tilted_deal_fits_the_view() -> None:
+    """Every deal the tilted sampler gives holds the seat's own hand, the right number of cards
+    per seat, none of a suit a seat has shown void in, the passed cards still unplayed with
+    their receiver, and every unseen card exactly once."""
+    rng = random.Random("fits")
+    checked = 0
+    for view in _mid_views(40, rng):
+        tilt = pass_tilt(view)
+        if tilt is None:
+            continue
+        sampler = DealSampler(view, infer=True, tilt=tilt)
+        for _ in range(20):
+            hands = sampler.sample(rng)
+            assert hands[view.seat] == view.hand.mask
+            seen = 0
+            for s, h in enumerate(hands):
+                assert h.bit_count() == view.hand_sizes[s]
+                assert not seen & h
+                seen |= h
+                for suit in view.voids[s]:
+                    assert not h >> (13 * int(suit)) & 0x1FFF
+            assert seen == view.hand.mask | view.unseen.mask | view.passed_still_held.mask
+            if view.pass_target is not None:
+                assert hands[view.pass_target] & view.passed_still_held.mask == view.passed_still_held.mask
+            checked += 1
+    assert checked >= 200
+
+
+def test_the_sampler_deals_a_card_where_the_tilt_puts_it() -> None:
+    game = _after_passes(Game(Rules(), seed="where"))
+    view = game.view(0)
+    assert not view.hand.mask >> QS & 1 and view.pass_target is not None
+    tilt = [[1.0] * 4 for _ in range(52)]
+    tilt[QS] = [1.0, 1.0, 1.0, 1.0]
+    other = next(s for s in (1, 2, 3) if s != view.pass_target)
+    tilt[QS][other] = 40.0
+    rng = random.Random(3)
+    tilted = DealSampler(view, tilt=tilt)
+    plain = DealSampler(view)
+    there = sum(tilted.sample(rng)[other] >> QS & 1 for _ in range(400))
+    there_plain = sum(plain.sample(rng)[other] >> QS & 1 for _ in range(400))
+    assert there > 320 and there_plain < 200
