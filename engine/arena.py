@@ -56,12 +56,14 @@ HARDKEEP = "hardkeep"
 """Hard as before issue 14's twenty-second session: its tree's seats keep the Q♠ when last
 to a spade trick won by the K♠ or A♠, as the careful policy does."""
 HARD24 = "hard24"
-HARDPI = "hardpi"
 """Hard as before issue 14's twenty-fifth session: its opponents hunt the Q♠ with a prior of
 0.5, and its pass's rollouts keep the Q♠ when last to a spade trick won by the K♠ or A♠."""
-TREE_KINDS = ("hard", HARDIS, HARDKEEP, HARD24, HARDPI)
+HARD27 = "hard27"
+"""Hard as before issue 14's twenty-eighth session: its tree deals the unseen cards uniformly,
+blind to what the passes tell (:mod:`~engine.bots.passinfo`)."""
+TREE_KINDS = ("hard", HARDIS, HARDKEEP, HARD24, HARD27)
 """The Hard seats that play with the tree search (:class:`~engine.bots.hardis.HardISBot`)."""
-SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP, HARD24, HARDPI, ISMCTS)
+SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP, HARD24, HARD27, ISMCTS)
 QS = int(QUEEN_OF_SPADES)
 ADDR_NO_RANDOMIZE = 0x0040000
 """Linux's personality flag that turns address randomisation off."""
@@ -192,9 +194,8 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
         # the cap on iterations goes with the budget (HardISBot), so --hard-budget 60000 is the
         # Hard of the eighth to sixteenth sessions and 240000 the seventeenth's "four times"
         tree: dict[str, Any] = {"opponents_tree": kind == HARDIS, "dump": kind != HARDKEEP}
-        if kind == HARDPI:
-            from .bots import hardis as hardis_module
-            hardis_module.PASS_TILT = True
+        if kind in (HARD24, HARD27):
+            tree["read_passes"] = False
         if kind == HARD24:
             tree.update(hunt_prior=HUNT_PRIOR_BEFORE, pass_dump=False)
         if hard_budget is not None:
@@ -603,8 +604,8 @@ def parser(rules: type[Rules] = Rules) -> argparse.ArgumentParser:
     p.add_argument("--preset", choices=sorted(PRESETS), default="standard")
     p.add_argument("--hard-budget", type=int,
                    help="simulated card plays per play decision of the Hard seats (hard, hardis, hardkeep, "
-                        "hard24, hardflat, hard0, hard1); for hard, hardis, hardkeep and hard24 the cap on a "
-                        "decision's iterations scales with it")
+                        "hard24, hard27, hardflat, hard0, hard1); for the tree's seats (all but hardflat, hard0 "
+                        "and hard1) the cap on a decision's iterations scales with it")
     p.add_argument("--ismcts-sims", type=int, default=1000)
     p.add_argument("--ismcts-in-process", action="store_true",
                    help="let IS-MCTS decide in the arena's own process, as before issue 14's twenty-fifth session: "

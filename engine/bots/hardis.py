@@ -7,7 +7,10 @@ every seat, Hard's own included, is the careful policy's.  This player searches 
 instead, the single-observer information-set MCTS of Cowling, Powley and Whitehouse (2012):
 
 - every iteration samples a deal of the unseen cards consistent with the seat's view (Hard's
-  :class:`~engine.bots.sampling.DealSampler`) and the habits of its opponents (Hard's
+  :class:`~engine.bots.sampling.DealSampler`), each card given to a seat as likely as what
+  the passes tell makes it (:mod:`~engine.bots.passinfo`: the seat that passed to us kept
+  nothing more dangerous than what it passed, the others passed their dangerous cards on;
+  issue 14's twenty-eighth session), and the habits of its opponents (Hard's
   :class:`~engine.bots.hard.OpponentModel`);
 - it descends one tree whose nodes are keyed by the cards played since the decision; at a
   node of its own seat only the cards legal in this iteration's deal are eligible, and
@@ -69,9 +72,6 @@ IS_BUDGET = round(FORMER_BUDGET * SEARCH)
 MIN_ITERATIONS = 64
 MAX_ITERATIONS = round(FORMER_MAX_ITERATIONS * SEARCH)
 """Bounds on the iterations of one decision (late in a round an iteration is cheap)."""
-PASS_TILT = False
-"""Whether the tree's deals weigh what the passes tell (:func:`~.passinfo.pass_tilt`): the
-arena's ``hardpi`` while it is measured."""
 SETTLED_EVERY = 16
 """Iterations between two looks at whether the root's choice is settled (and at the CPU
 time spent)."""
@@ -131,7 +131,8 @@ class HardISBot(HardBot):
 
     def __init__(self, is_budget: int = IS_BUDGET, min_iterations: int = MIN_ITERATIONS,
                  max_iterations: int | None = None, c: float = UCB_C, policy_first: bool = True,
-                 opponents_tree: bool = False, dump: bool = True, **kwargs: Any) -> None:
+                 opponents_tree: bool = False, dump: bool = True, read_passes: bool = True,
+                 **kwargs: Any) -> None:
         kwargs.setdefault("pass_dump", dump)
         super().__init__(**kwargs)
         if opponents_tree:
@@ -150,6 +151,10 @@ class HardISBot(HardBot):
         """The opponents' cards in the tree are chosen by UCB for their own margin; without
         it they are the careful policy's with the drawn habits, as in Hard's rollouts (the
         tree then searches only this seat's own cards: Hard)."""
+        self.read_passes = read_passes
+        """The tree's deals give each unseen card to a seat as likely as what the passes tell
+        makes it (:func:`~.passinfo.pass_tilt`), not uniformly (docs/strength.md, issue 14's
+        twenty-eighth session); the arena's ``hard27`` does not."""
         self.dump = dump
         """Every seat in the tree and its rollouts, last to play on a spade trick won by
         another seat's K♠ or A♠, gives that seat the Q♠ (``policy.choose_card``'s ``dump``).
@@ -166,7 +171,7 @@ class HardISBot(HardBot):
 
     def search(self, view: PlayerView, cands: list[int], rng: random.Random) -> Node:
         """Run the tree search from ``view`` over the root's moves ``cands``; the root."""
-        sampler = DealSampler(view, infer=True, tilt=pass_tilt(view) if PASS_TILT else None)
+        sampler = DealSampler(view, infer=True, tilt=pass_tilt(view) if self.read_passes else None)
         habits = self.habits(view)
         me = view.seat
         totals = view.totals

@@ -6,14 +6,20 @@ three low clubs held no high hearts.  And every other seat passed too: its passe
 dangerous cards on.  A uniform deal of the unseen cards (what :class:`~.sampling.DealSampler`
 does alone) knows none of this.
 
-:func:`pass_tilt` imagines the deal before the passes: the seat that passed to us kept ten
-cards none of which the careful player's pass (:func:`~.policy.card_scores`) rates clearly
-more dangerous than the least dangerous card it passed (within ``SLACK``: a person is not
-the policy; the check follows the policy's three choices, made one at a time as the
-hand shrinks), the other seats any thirteen; they pass as the careful player does.  Over
-``POOL`` such imagined deals it counts where each unseen card ended after the passes, and
-returns, per card and seat, how much likelier it is there than a uniform deal says; the
-sampler deals each card in proportion to that weight and the seat's room.
+:func:`pass_tilt` imagines the deal before the passes.  The seat that passed to us is one of
+two kinds.  A careful passer kept ten cards none of which the careful player's pass
+(:func:`~.policy.card_scores`) rates clearly more dangerous than the card it passed at the
+same choice (within ``SLACK``: a person is not the policy; the check follows the policy's
+three choices, made one at a time as the hand shrinks).  One going for the moon (with
+Hard's ``MOON_PRIOR``) passed its three lowest cards from a hand worth the attempt
+(:func:`~.shooter.moon_pass`) and kept the high ones: without it a passer of three low cards
+was read as holding no high heart, and Hard suffered more moons against the shooters
+(issue 14's twenty-eighth session).  The other seats hold any thirteen cards and pass as the
+careful player does, or as a shooter.  Over ``POOL`` such imagined deals of each kind it
+counts where each unseen card ended after the passes, weighs the kinds by how likely each
+is to pass what we got, and returns, per card and seat, how much likelier the card is there
+than a uniform deal says; the sampler deals each card in proportion to that weight and the
+seat's room.
 
 One deck and four players only (the deal is then every card, no card set aside); the pool
 is made once per round and seat (cached), from a generator seeded by what the seat knows,
@@ -22,13 +28,17 @@ so decisions stay reproducible.
 
 from __future__ import annotations
 
+import math
 import random
+from collections.abc import Callable
 from functools import lru_cache
 
 from ..cards import LOW, QUEEN_OF_SPADES, iter_cards
 from ..rules import PassDirection, Rules
 from ..view import PlayerView
+from .hard import MOON_PRIOR
 from .policy import card_scores, choose_pass_mask
+from .shooter import moon_pass, shooter_pass
 
 SLACK = 4
 """How much more dangerous (in :func:`~.policy.card_scores` points) a card the passer kept
@@ -37,9 +47,9 @@ a plain suit.  Against players who pass as the careful player does, a tighter sl
 more (0: 0.047 nats a card better than a uniform deal, 4: 0.041, 8: 0.035, 12: 0.029; 150
 deals), but a person is not that player."""
 POOL = 400
-"""Imagined deals before the passes counted for one round."""
+"""Imagined deals before the passes counted for one round, per kind of passer."""
 TRIES = 12000
-"""Deals tried at most for the pool (the passer's hand is rejected until it fits the pass)."""
+"""Deals tried at most per kind of passer (its hand is rejected until it fits the pass)."""
 PRIOR = 20.0
 """Uniform deals mixed into each card's count: a card seen at a seat in no deal of a small
 pool is not ruled out."""
@@ -128,52 +138,30 @@ def _tilt(rules: Rules, direction: PassDirection, me: int, off: int, before: int
     n = 4
     src = (me - off) % n
     target = (me + off) % n
-    others = [s for s in range(n) if s not in (me, src)]
-    unknown = list(iter_cards(ALL & ~before & ~got))
-    ranges = _ranges(rules)
-    # cards the passer may have kept: none whose least score is above what the least
-    # dangerous card it passed can score at most (the exact check follows for each hand)
-    bound = min(ranges[c][1] for c in iter_cards(got)) + SLACK
-    keepable = [c for c in unknown if ranges[c][0] <= bound]
-    if len(keepable) < 10:
-        return None
+    unknown = [int(c) for c in iter_cards(ALL & ~before & ~got)]
     rng = random.Random(f"pass:{me}:{off}:{before}:{got}")
-    counts = [[0] * n for _ in range(52)]
-    pool = 0
-    shuffle = rng.shuffle
-    for _ in range(TRIES):
-        shuffle(keepable)
-        kept = 0
-        for c in keepable[:10]:
-            kept |= 1 << c
-        if not _fits(kept, got, rules, direction):
-            continue
-        pre = [0] * n
-        pre[me] = before
-        pre[src] = kept | got
-        rest = [c for c in unknown if not kept >> c & 1]
-        shuffle(rest)
-        for k, s in enumerate(others):
-            m = 0
-            for c in rest[13 * k:13 * k + 13]:
-                m |= 1 << c
-            pre[s] = m
-        passes = [0] * n
-        passes[me] = gave
-        passes[src] = got
-        for s in others:
-            passes[s] = choose_pass_mask(pre[s], rules, direction)
-        for s in range(n):
-            if s == me:
-                continue
-            post = (pre[s] & ~passes[s]) | passes[(s - off) % n]
-            for c in iter_cards(post & LOW & ~gave):
-                counts[c][s] += 1
-        pool += 1
-        if pool == POOL:
-            break
-    if not pool:
+    ranges = _ranges(rules)
+    # a careful passer kept no card whose least score is above what the least dangerous card
+    # it passed can score at most; one going for the moon kept every card above the highest
+    # it passed (the exact checks follow, hand by hand)
+    bound = min(ranges[c][1] for c in iter_cards(got)) + SLACK
+    top = max(c % 13 for c in iter_cards(got))
+    kinds = []
+    for prior, keepable, fits in (
+            (1 - MOON_PRIOR, [c for c in unknown if ranges[c][0] <= bound],
+             lambda kept: _fits(kept, got, rules, direction)),
+            (MOON_PRIOR, [c for c in unknown if c % 13 >= top],
+             lambda kept: moon_pass(kept | got, rules) == got)):
+        counts, found, tries = _pool(rng, rules, direction, me, src, off, unknown, keepable, got, gave, fits)
+        if found:
+            # how likely this kind of passer passes ``got``: the share of all its possible
+            # kept hands that fit, those outside ``keepable`` never do
+            likely = found / tries * math.comb(len(keepable), 10) / math.comb(len(unknown), 10)
+            kinds.append((prior * likely, counts, found))
+    if not kinds:
         return None
+    weight = sum(w for w, _, _ in kinds)
+    pool = sum(found for _, _, found in kinds)
     room = [0.0] * n
     for s in range(n):
         if s != me:
@@ -184,5 +172,54 @@ def _tilt(rules: Rules, direction: PassDirection, me: int, off: int, before: int
         for s in range(n):
             if s != me:
                 share = room[s] / total
-                tilt[c][s] = (counts[c][s] + PRIOR * share) / (pool + PRIOR) / share
+                seen = sum(w / weight * counts[c][s] / found for w, counts, found in kinds)
+                tilt[c][s] = (pool * seen + PRIOR * share) / (pool + PRIOR) / share
     return tilt
+
+
+def _pool(rng: random.Random, rules: Rules, direction: PassDirection, me: int, src: int, off: int,
+          unknown: list[int], keepable: list[int], got: int, gave: int,
+          fits: Callable[[int], bool]) -> tuple[list[list[int]], int, int]:
+    """Imagined deals before the passes in which the passer's ten kept cards, drawn from
+    ``keepable``, ``fit`` its pass; the others pass as the careful player does, or (each with
+    ``MOON_PRIOR``) as one who goes for the moon when the hand allows.  Per card and seat, how
+    many deals put the card there after the passes; how many deals fit; how many were tried."""
+    n = 4
+    others = [s for s in range(n) if s not in (me, src)]
+    counts = [[0] * n for _ in range(52)]
+    if len(keepable) < 10:
+        return counts, 0, 0
+    keepable = keepable[:]
+    found = tries = 0
+    shuffle = rng.shuffle
+    while tries < TRIES and found < POOL:
+        tries += 1
+        shuffle(keepable)
+        kept = 0
+        for c in keepable[:10]:
+            kept |= 1 << c
+        if not fits(kept):
+            continue
+        rest = [c for c in unknown if not kept >> c & 1]
+        shuffle(rest)
+        pre = [0] * n
+        pre[src] = kept | got
+        for k, s in enumerate(others):
+            m = 0
+            for c in rest[13 * k:13 * k + 13]:
+                m |= 1 << c
+            pre[s] = m
+        passes = [0] * n
+        passes[me] = gave
+        passes[src] = got
+        for s in others:
+            moon = rng.random() < MOON_PRIOR
+            passes[s] = shooter_pass(pre[s], rules, direction) if moon else choose_pass_mask(pre[s], rules, direction)
+        for s in range(n):
+            if s == me:
+                continue
+            post = (pre[s] & ~passes[s]) | passes[(s - off) % n]
+            for c in iter_cards(post & LOW & ~gave):
+                counts[c][s] += 1
+        found += 1
+    return counts, found, tries

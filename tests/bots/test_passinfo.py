@@ -7,6 +7,8 @@ import math
 import random
 from functools import lru_cache
 
+import pytest
+
 from engine import Game, Phase, Rules
 from engine.bots.medium import MediumBot
 from engine.bots.passinfo import _tilt, pass_tilt
@@ -161,3 +163,30 @@ def test_the_sampler_deals_a_card_where_the_tilt_puts_it() -> None:
     there = sum(tilted.sample(rng)[other] >> QS & 1 for _ in range(400))
     there_plain = sum(plain.sample(rng)[other] >> QS & 1 for _ in range(400))
     assert there > 320 and there_plain < 200
+
+
+def test_the_servers_hard_deals_by_the_passes_and_hard27_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.arena import make_player
+    from engine.bots import get_bot, hardis
+
+    tilts: list[list[list[float]] | None] = []
+
+    class Recording(DealSampler):
+        def __init__(self, view: PlayerView, infer: bool = False,
+                     tilt: list[list[float]] | None = None) -> None:
+            tilts.append(tilt)
+            super().__init__(view, infer, tilt)
+
+    monkeypatch.setattr(hardis, "DealSampler", Recording)
+    game = _after_passes(Game(Rules(), seed="server"))
+    for _ in computer_turns(game, MediumBot()):
+        if len(game.view(game.to_act[0]).legal) > 2:
+            break
+    view = game.view(game.to_act[0])
+    rng = random.Random(1)
+    small = {"is_budget": 2000, "min_iterations": 8, "max_iterations": 40}
+    hardis.HardISBot(**small).choose_play(view, rng)  # type: ignore[arg-type]
+    hardis.HardISBot(read_passes=False, **small).choose_play(view, rng)  # type: ignore[arg-type]
+    assert tilts[0] == pass_tilt(view) and tilts[0] is not None and tilts[1] is None
+    assert get_bot("hard").read_passes  # type: ignore[attr-defined]
+    assert not make_player("hard27", game, None, 10).read_passes  # type: ignore[attr-defined]
