@@ -153,7 +153,7 @@ def _tilt(rules: Rules, direction: PassDirection, me: int, off: int, before: int
             (MOON_PRIOR, [c for c in unknown if c % 13 >= top],
              lambda kept: moon_pass(kept | got, rules) == got)):
         counts, found, tries = _pool(rng, rules, direction, me, src, off, unknown, keepable, got, gave, fits)
-        if found:
+        if found and prior > 0:
             # how likely this kind of passer passes ``got``: the share of all its possible
             # kept hands that fit, those outside ``keepable`` never do
             likely = found / tries * math.comb(len(keepable), 10) / math.comb(len(unknown), 10)

@@ -190,3 +190,29 @@ def test_the_servers_hard_deals_by_the_passes_and_hard27_does_not(monkeypatch: p
     assert tilts[0] == pass_tilt(view) and tilts[0] is not None and tilts[1] is None
     assert get_bot("hard").read_passes  # type: ignore[attr-defined]
     assert not make_player("hard27", game, None, 10).read_passes  # type: ignore[attr-defined]
+
+
+def test_a_passer_of_low_cards_may_be_going_for_the_moon(monkeypatch: pytest.MonkeyPatch) -> None:
+    # seat 3 holds the A♥ in a hand worth a moon and passes seat 0 its three lowest cards, as a
+    # shooter does: read as a careful passer only, it held no high heart (the A♥ less likely
+    # with it than a uniform deal says); with the passer going for the moon among the kinds
+    # imagined, the A♥ is likelier with it than with anyone
+    from engine.bots import passinfo
+    from engine.bots.shooter import ShooterBot
+
+    game = Game(Rules(), seed="moon 175")
+    for _ in computer_turns(game, ShooterBot()):
+        if game.phase is Phase.PLAY:
+            break
+    view = game.view(0)
+    assert view.received_from == 3 and game.hands[3] >> int(parse_card("AH")) & 1
+    assert view.received is not None and view.received.mask == sum(
+        1 << int(parse_card(c)) for c in ("2C", "7C", "5H"))
+    ah = int(parse_card("AH"))
+    both = pass_tilt(view)
+    assert both is not None and both[ah][3] > 1.5
+    monkeypatch.setattr(passinfo, "MOON_PRIOR", 0.0)
+    _tilt.cache_clear()
+    careful = pass_tilt(view)
+    _tilt.cache_clear()
+    assert careful is not None and careful[ah][3] < 1.0
