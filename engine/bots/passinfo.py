@@ -10,12 +10,12 @@ does alone) knows none of this.
 two kinds.  A careful passer kept ten cards none of which the careful player's pass
 (:func:`~.policy.card_scores`) rates clearly more dangerous than the card it passed at the
 same choice (within ``SLACK``: a person is not the policy; the check follows the policy's
-three choices, made one at a time as the hand shrinks).  One going for the moon (with
-Hard's ``MOON_PRIOR``) passed its three lowest cards from a hand worth the attempt
+three choices, made one at a time as the hand shrinks).  One going for the moon (one passer
+in ten, ``PASSER_MOON``) passed its three lowest cards from a hand worth the attempt
 (:func:`~.shooter.moon_pass`) and kept the high ones: without it a passer of three low cards
 was read as holding no high heart, and Hard suffered more moons against the shooters
 (issue 14's twenty-eighth session).  The other seats hold any thirteen cards and pass as the
-careful player does, or as a shooter.  Over ``POOL`` such imagined deals of each kind it
+careful player does.  Over ``POOL`` such imagined deals of each kind it
 counts where each unseen card ended after the passes, weighs the kinds by how likely each
 is to pass what we got, and returns, per card and seat, how much likelier the card is there
 than a uniform deal says; the sampler deals each card in proportion to that weight and the
@@ -36,9 +36,8 @@ from functools import lru_cache
 from ..cards import LOW, QUEEN_OF_SPADES, iter_cards
 from ..rules import PassDirection, Rules
 from ..view import PlayerView
-from .hard import MOON_PRIOR
 from .policy import card_scores, choose_pass_mask
-from .shooter import moon_pass, shooter_pass
+from .shooter import moon_pass
 
 SLACK = 4
 """How much more dangerous (in :func:`~.policy.card_scores` points) a card the passer kept
@@ -55,6 +54,14 @@ PRIOR = 20.0
 pool is not ruled out."""
 ALL = (1 << 52) - 1
 QS = int(QUEEN_OF_SPADES)
+PASSER_MOON = 0.1
+"""The weight of the passer going for the moon before its pass is seen.  With Hard's
+``MOON_PRIOR`` (0.25), and the other seats passing as shooters with it too, Hard lost 0.73
+points a round to its careful-only reading against Medium (93 deals, seed 8); with 0.1 and the
+others careful, it played Medium's rounds as the careful-only reading did (192 rounds of 192),
+and against the shooters it suffered as many moons as Hard with a uniform deal (10.21 and 10.00
+per 100 rounds) where the careful-only reading suffered 1.67 more per 100 than this (120 and 90
+deals of seed 9; docs/strength.md, issue 14's twenty-eighth session)."""
 
 
 def pass_tilt(view: PlayerView) -> list[list[float]] | None:
@@ -148,9 +155,9 @@ def _tilt(rules: Rules, direction: PassDirection, me: int, off: int, before: int
     top = max(c % 13 for c in iter_cards(got))
     kinds = []
     for prior, keepable, fits in (
-            (1 - MOON_PRIOR, [c for c in unknown if ranges[c][0] <= bound],
+            (1 - PASSER_MOON, [c for c in unknown if ranges[c][0] <= bound],
              lambda kept: _fits(kept, got, rules, direction)),
-            (MOON_PRIOR, [c for c in unknown if c % 13 >= top],
+            (PASSER_MOON, [c for c in unknown if c % 13 >= top],
              lambda kept: moon_pass(kept | got, rules) == got)):
         counts, found, tries = _pool(rng, rules, direction, me, src, off, unknown, keepable, got, gave, fits)
         if found and prior > 0:
@@ -181,8 +188,7 @@ def _pool(rng: random.Random, rules: Rules, direction: PassDirection, me: int, s
           unknown: list[int], keepable: list[int], got: int, gave: int,
           fits: Callable[[int], bool]) -> tuple[list[list[int]], int, int]:
     """Imagined deals before the passes in which the passer's ten kept cards, drawn from
-    ``keepable``, ``fit`` its pass; the others pass as the careful player does, or (each with
-    ``MOON_PRIOR``) as one who goes for the moon when the hand allows.  Per card and seat, how
+    ``keepable``, ``fit`` its pass; the others pass as the careful player does.  Per card and seat, how
     many deals put the card there after the passes; how many deals fit; how many were tried."""
     n = 4
     others = [s for s in range(n) if s not in (me, src)]
@@ -213,8 +219,7 @@ def _pool(rng: random.Random, rules: Rules, direction: PassDirection, me: int, s
         passes[me] = gave
         passes[src] = got
         for s in others:
-            moon = rng.random() < MOON_PRIOR
-            passes[s] = shooter_pass(pre[s], rules, direction) if moon else choose_pass_mask(pre[s], rules, direction)
+            passes[s] = choose_pass_mask(pre[s], rules, direction)
         for s in range(n):
             if s == me:
                 continue

@@ -211,7 +211,7 @@ def test_a_passer_of_low_cards_may_be_going_for_the_moon(monkeypatch: pytest.Mon
     ah = int(parse_card("AH"))
     both = pass_tilt(view)
     assert both is not None and both[ah][3] > 1.5
-    monkeypatch.setattr(passinfo, "MOON_PRIOR", 0.0)
+    monkeypatch.setattr(passinfo, "PASSER_MOON", 0.0)
     _tilt.cache_clear()
     careful = pass_tilt(view)
     _tilt.cache_clear()
