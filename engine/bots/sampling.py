@@ -7,7 +7,8 @@ players).  The unseen cards are dealt one at a time to a seat chosen in proporti
 its remaining room, which is a uniform deal when nobody is void.  With voids the suits
 with the fewest possible holders go first; should that still run into a dead end three
 times, a Hall check (every group of suits must fit in the seats that may hold them)
-guides each card instead.
+guides each card instead.  Given a ``tilt`` (what the passes tell, :mod:`.passinfo`), each
+card goes to a seat in proportion to its room times the card's weight there.
 """
 
 from __future__ import annotations
