@@ -56,8 +56,8 @@ ALL = (1 << 52) - 1
 QS = int(QUEEN_OF_SPADES)
 PASSER_MOON = 0.1
 """The weight of the passer going for the moon before its pass is seen.  With Hard's
-``MOON_PRIOR`` (0.25), and the other seats passing as shooters with it too, Hard lost 0.73
-points a round to its careful-only reading against Medium (93 deals, seed 8); with 0.1 and the
+``MOON_PRIOR`` (0.25), and the other seats passing as shooters with it too, Hard lost 0.68
+points a round to its careful-only reading against Medium (100 deals, seed 8); with 0.1 and the
 others careful, it played Medium's rounds as the careful-only reading did (192 rounds of 192),
 and against the shooters it suffered as many moons as Hard with a uniform deal (10.21 and 10.00
 per 100 rounds) where the careful-only reading suffered 1.67 more per 100 than this (120 and 90
