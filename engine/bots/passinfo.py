@@ -14,16 +14,17 @@ three choices, made one at a time as the hand shrinks).  One going for the moon 
 in ten, ``PASSER_MOON``) passed its three lowest cards from a hand worth the attempt
 (:func:`~.shooter.moon_pass`) and kept the high ones: without it a passer of three low cards
 was read as holding no high heart, and Hard suffered more moons against the shooters
-(issue 14's twenty-eighth session).  The other seats hold any thirteen cards and pass as the
-careful player does.  Over ``POOL`` such imagined deals of each kind it
+(issue 14's twenty-eighth session).  The other seats hold any hand of the deck and pass as
+the careful player does.  Over ``POOL`` such imagined deals of each kind it
 counts where each unseen card ended after the passes, weighs the kinds by how likely each
 is to pass what we got, and returns, per card and seat, how much likelier the card is there
 than a uniform deal says; the sampler deals each card in proportion to that weight and the
 seat's room.
 
-One deck and four players only (the deal is then every card, no card set aside); the pool
-is made once per round and seat (cached), from a generator seeded by what the seat knows,
-so decisions stay reproducible.
+Any number of players with one deck (the cards taken out for three, five or six players are
+known to all and dealt to nobody); not Cancellation's two decks, where a card may be in two
+hands.  The pool is made once per round and seat (cached), from a generator seeded by what
+the seat knows, so decisions stay reproducible.
 """
 
 from __future__ import annotations
@@ -69,7 +70,7 @@ def pass_tilt(view: PlayerView) -> list[list[float]] | None:
     when the pass tells nothing here (no pass, a variant the pool does not cover)."""
     rules = view.rules
     n = view.players
-    if (n != 4 or rules.cancellation or view.received is None or view.passed is None
+    if (rules.cancellation or view.received is None or view.passed is None
             or view.pass_target is None or view.received_from is None):
         return None
     me = view.seat
@@ -85,7 +86,7 @@ def pass_tilt(view: PlayerView) -> list[list[float]] | None:
     got = view.received.mask
     gave = view.passed.mask
     before = (mine & ~got) | gave
-    if before.bit_count() != 13 or got.bit_count() != 3 or before & got:
+    if before.bit_count() != rules.hand_size or got.bit_count() != 3 or before & got:
         return None
     off = (view.pass_target - me) % n
     return _tilt(rules, view.pass_direction, me, off, before, got, gave)
@@ -142,10 +143,11 @@ def _ranges(rules: Rules) -> list[tuple[int, int]]:
 @lru_cache(maxsize=256)
 def _tilt(rules: Rules, direction: PassDirection, me: int, off: int, before: int, got: int,
           gave: int) -> list[list[float]] | None:
-    n = 4
+    n = rules.players
+    size = rules.hand_size
     src = (me - off) % n
     target = (me + off) % n
-    unknown = [int(c) for c in iter_cards(ALL & ~before & ~got)]
+    unknown = [int(c) for c in iter_cards(ALL & ~rules.removed & ~before & ~got)]
     rng = random.Random(f"pass:{me}:{off}:{before}:{got}")
     ranges = _ranges(rules)
     # a careful passer kept no card whose least score is above what the least dangerous card
@@ -163,7 +165,7 @@ def _tilt(rules: Rules, direction: PassDirection, me: int, off: int, before: int
         if found and prior > 0:
             # how likely this kind of passer passes ``got``: the share of all its possible
             # kept hands that fit, those outside ``keepable`` never do
-            likely = found / tries * math.comb(len(keepable), 10) / math.comb(len(unknown), 10)
+            likely = found / tries * math.comb(len(keepable), size - 3) / math.comb(len(unknown), size - 3)
             kinds.append((prior * likely, counts, found))
     if not kinds:
         return None
@@ -172,7 +174,7 @@ def _tilt(rules: Rules, direction: PassDirection, me: int, off: int, before: int
     room = [0.0] * n
     for s in range(n):
         if s != me:
-            room[s] = 13.0 - (3 if s == target else 0)
+            room[s] = size - (3.0 if s == target else 0.0)
     total = sum(room)
     tilt = [[1.0] * n for _ in range(52)]
     for c in unknown:
@@ -187,13 +189,16 @@ def _tilt(rules: Rules, direction: PassDirection, me: int, off: int, before: int
 def _pool(rng: random.Random, rules: Rules, direction: PassDirection, me: int, src: int, off: int,
           unknown: list[int], keepable: list[int], got: int, gave: int,
           fits: Callable[[int], bool]) -> tuple[list[list[int]], int, int]:
-    """Imagined deals before the passes in which the passer's ten kept cards, drawn from
-    ``keepable``, ``fit`` its pass; the others pass as the careful player does.  Per card and seat, how
-    many deals put the card there after the passes; how many deals fit; how many were tried."""
-    n = 4
+    """Imagined deals before the passes in which the passer's kept cards (all but the three it
+    passed), drawn from ``keepable``, ``fit`` its pass; the others pass as the careful player
+    does.  Per card and seat, how many deals put the card there after the passes; how many
+    deals fit; how many were tried."""
+    n = rules.players
+    size = rules.hand_size
+    keep = size - 3
     others = [s for s in range(n) if s not in (me, src)]
     counts = [[0] * n for _ in range(52)]
-    if len(keepable) < 10:
+    if len(keepable) < keep:
         return counts, 0, 0
     keepable = keepable[:]
     found = tries = 0
@@ -202,7 +207,7 @@ def _pool(rng: random.Random, rules: Rules, direction: PassDirection, me: int, s
         tries += 1
         shuffle(keepable)
         kept = 0
-        for c in keepable[:10]:
+        for c in keepable[:keep]:
             kept |= 1 << c
         if not fits(kept):
             continue
@@ -212,7 +217,7 @@ def _pool(rng: random.Random, rules: Rules, direction: PassDirection, me: int, s
         pre[src] = kept | got
         for k, s in enumerate(others):
             m = 0
-            for c in rest[13 * k:13 * k + 13]:
+            for c in rest[size * k:size * k + size]:
                 m |= 1 << c
             pre[s] = m
         passes = [0] * n

@@ -27,12 +27,12 @@ def _after_passes(game: Game) -> Game:
     return game
 
 
-@lru_cache(maxsize=1)
-def _passed_deals() -> list[tuple[Game, PlayerView, list[list[float]]]]:
+@lru_cache(maxsize=4)
+def _passed_deals(players: int = 4, count: int = 100) -> list[tuple[Game, PlayerView, list[list[float]]]]:
     """Rounds after the careful player's passes (no hold rounds), seen by seat 0, with the tilt."""
     out = []
-    for k in range(100):
-        game = _after_passes(Game(Rules(), seed=f"tilt {k}"))
+    for k in range(count):
+        game = _after_passes(Game(Rules(players=players), seed=f"tilt {k}"))
         if game.phase is not Phase.PLAY or game.pass_direction.name == "NONE":
             continue
         view = game.view(0)
@@ -42,9 +42,15 @@ def _passed_deals() -> list[tuple[Game, PlayerView, list[list[float]]]]:
     return out
 
 
+def _room(view: PlayerView) -> dict[int, int]:
+    """The unseen cards each other seat holds after the passes."""
+    size = view.rules.hand_size
+    return {s: size - (3 if s == view.pass_target else 0) for s in range(view.players) if s != view.seat}
+
+
 def _share(view: PlayerView, tilt: list[list[float]], card: int, seat: int) -> float:
     """The chance of ``card`` being with ``seat`` by the tilt (each seat's room times its weight)."""
-    room = {s: 13 - (3 if s == view.pass_target else 0) for s in range(4) if s != view.seat}
+    room = _room(view)
     return room[seat] * tilt[card][seat] / sum(room[s] * tilt[card][s] for s in room)
 
 
@@ -64,27 +70,33 @@ def test_a_passer_that_gave_the_high_spades_but_not_the_queen_is_less_likely_to_
     assert sum(shares) / len(shares) < -0.03
 
 
-def test_the_tilt_tells_where_the_cards_went_better_than_a_uniform_deal() -> None:
+@pytest.mark.parametrize(("players", "deals", "cards", "gain"),
+                         [(4, 100, 200, 0.03), (3, 50, 100, 0.1), (5, 50, 100, 0.03), (6, 50, 100, 0.03)])
+def test_the_tilt_tells_where_the_cards_went_better_than_a_uniform_deal(
+        players: int, deals: int, cards: int, gain: float) -> None:
     # over deals passed by the careful player, the true seat of each key card (the Q♠, A♠,
-    # K♠, A♥, K♥) after the passes is likelier under the tilt than under a uniform deal
+    # K♠, A♥, K♥) after the passes is likelier under the tilt than under a uniform deal, in
+    # nats a card (the larger the hands, the more the pass tells)
     keys = [int(parse_card(c)) for c in ("QS", "AS", "KS", "AH", "KH")]
     tilted = uniform = 0.0
     count = 0
-    for game, view, tilt in _passed_deals():
+    for game, view, tilt in _passed_deals(players, deals):
+        room = _room(view)
         for c in keys:
             if view.hand.mask >> c & 1:
                 continue
-            at = next(s for s in (1, 2, 3) if game.hands[s] >> c & 1)
+            at = next(s for s in room if game.hands[s] >> c & 1)
             tilted += math.log(_share(view, tilt, c, at))
-            uniform += math.log((13 - (3 if at == view.pass_target else 0)) / 36)
+            uniform += math.log(room[at] / sum(room.values()))
             count += 1
-    assert count > 200
-    assert tilted / count > uniform / count + 0.03
+    assert count > cards
+    assert tilted / count > uniform / count + gain
 
 
-def test_no_tilt_without_a_pass_or_in_variants_it_does_not_cover() -> None:
-    cases = [(Rules(), True), (Rules(passing=False), False), (Rules(players=3), False),
-             (Rules(players=5), False), (Rules(players=6, cancellation=True), False)]
+def test_no_tilt_without_a_pass_or_with_two_decks() -> None:
+    cases = [(Rules(), True), (Rules(passing=False), False), (Rules(players=3), True),
+             (Rules(players=5), True), (Rules(players=6), True), (Rules(players=3, passing=False), False),
+             (Rules(cancellation=True), False), (Rules(players=6, cancellation=True), False)]
     for rules, tilted in cases:
         game = _after_passes(Game(rules, seed=1))
         assert game.phase is Phase.PLAY
@@ -108,10 +120,10 @@ def test_the_tilt_is_the_same_for_the_same_knowledge() -> None:
     assert pass_tilt(view) == first
 
 
-def _mid_views(count: int, rng: random.Random) -> list[PlayerView]:
+def _mid_views(count: int, rng: random.Random, players: int = 4) -> list[PlayerView]:
     views = []
     for k in range(count):
-        game = Game(Rules(), seed=f"mid {k}")
+        game = Game(Rules(players=players), seed=f"mid {k}")
         stop = rng.randrange(4, 45)
         for i, _ in enumerate(computer_turns(game, MediumBot())):
             if i >= stop or game.phase is not Phase.PASS and game.phase is not Phase.PLAY:
@@ -121,13 +133,14 @@ def _mid_views(count: int, rng: random.Random) -> list[PlayerView]:
     return views
 
 
-def test_a_tilted_deal_fits_the_view() -> None:
+@pytest.mark.parametrize("players", [4, 3, 5, 6])
+def test_a_tilted_deal_fits_the_view(players: int) -> None:
     """Every deal the tilted sampler gives holds the seat's own hand, the right number of cards
     per seat, none of a suit a seat has shown void in, the passed cards still unplayed with
     their receiver, and every unseen card exactly once."""
     rng = random.Random("fits")
     checked = 0
-    for view in _mid_views(40, rng):
+    for view in _mid_views(40, rng, players):
         tilt = pass_tilt(view)
         if tilt is None:
             continue
