@@ -2,8 +2,9 @@
 
 :func:`rate` answers, for one decision (a card to play or three cards to pass), the
 expected points the seat takes in this hand after each candidate, on the same sampled
-deals of the unseen cards (:class:`~engine.bots.sampling.DealSampler`, Hard's sampler) and
-the same rollouts as Hard (the simulated opponents shoot the moon and hunt the queen).
+deals of the unseen cards (:class:`~engine.bots.sampling.DealSampler`, Hard's sampler,
+which after a pass deals them as the passes make likely: :mod:`~.passinfo`) and the same
+rollouts as Hard (the simulated opponents shoot the moon and hunt the queen).
 The decision is labelled by the points it loses against the best candidate
 (:data:`LABELS`).  :func:`review_hand` rates every decision of one seat in one hand of a
 game by replaying its move log; :func:`hint` is Hard's own choice with one reason, as
@@ -31,6 +32,7 @@ from ..view import PlayerView
 from .base import view_round
 from .hard import HardBot, after_passes, candidates, play_out_aware
 from .hardis import HardISBot
+from .passinfo import pass_tilt
 from .policy import choose_pass_mask, hard_pass_candidates, moon_subtract
 from .sampling import DealSampler
 from .shooter import moon_pass
@@ -143,7 +145,8 @@ def rate_play(view: PlayerView, card: Card, rng: random.Random, samples: int = S
                       time.perf_counter() - start)
     if int(card) not in cands:
         cands.append(int(card))
-    sampler = DealSampler(view, infer=True)
+    # the unseen cards dealt as the passes make likely, as Hard's tree deals them (its hint)
+    sampler = DealSampler(view, infer=True, tilt=pass_tilt(view))
     me, totals, target = view.seat, view.totals, view.rules.target_score
 
     deal = view_dealer(view)
