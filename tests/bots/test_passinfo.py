@@ -71,12 +71,12 @@ def test_a_passer_that_gave_the_high_spades_but_not_the_queen_is_less_likely_to_
 
 
 @pytest.mark.parametrize(("players", "deals", "cards", "gain"),
-                         [(4, 100, 200, 0.03), (3, 50, 100, 0.1), (5, 50, 100, 0.03), (6, 50, 100, 0.03)])
+                         [(4, 100, 200, 0.03), (3, 50, 100, 0.1)])
 def test_the_tilt_tells_where_the_cards_went_better_than_a_uniform_deal(
         players: int, deals: int, cards: int, gain: float) -> None:
     # over deals passed by the careful player, the true seat of each key card (the Q♠, A♠,
     # K♠, A♥, K♥) after the passes is likelier under the tilt than under a uniform deal, in
-    # nats a card (the larger the hands, the more the pass tells)
+    # nats a card (the longer the hands, the more the pass tells)
     keys = [int(parse_card(c)) for c in ("QS", "AS", "KS", "AH", "KH")]
     tilted = uniform = 0.0
     count = 0
@@ -93,10 +93,10 @@ def test_the_tilt_tells_where_the_cards_went_better_than_a_uniform_deal(
     assert tilted / count > uniform / count + gain
 
 
-def test_no_tilt_without_a_pass_or_with_two_decks() -> None:
+def test_no_tilt_without_a_pass_with_two_decks_or_more_than_four_players() -> None:
     cases = [(Rules(), True), (Rules(passing=False), False), (Rules(players=3), True),
-             (Rules(players=5), True), (Rules(players=6), True), (Rules(players=3, passing=False), False),
-             (Rules(cancellation=True), False), (Rules(players=6, cancellation=True), False)]
+             (Rules(players=3, passing=False), False), (Rules(players=5), False),
+             (Rules(players=6), False), (Rules(cancellation=True), False)]
     for rules, tilted in cases:
         game = _after_passes(Game(rules, seed=1))
         assert game.phase is Phase.PLAY
@@ -133,7 +133,7 @@ def _mid_views(count: int, rng: random.Random, players: int = 4) -> list[PlayerV
     return views
 
 
-@pytest.mark.parametrize("players", [4, 3, 5, 6])
+@pytest.mark.parametrize("players", [4, 3])
 def test_a_tilted_deal_fits_the_view(players: int) -> None:
     """Every deal the tilted sampler gives holds the seat's own hand, the right number of cards
     per seat, none of a suit a seat has shown void in, the passed cards still unplayed with
