@@ -50,9 +50,11 @@ MAX_PLAYERS = 4
 """The most players for which the pass is read.  With five or six the pass told little (over
 60 rounds after careful passes the true seat of an unseen card gained 0.033 and 0.013 nats,
 against 0.042 with four and 0.074 with three), Hard gained nothing against 4 or 5 Medium
-(+0.03 [−0.26, +0.31] over 60 deals, −0.08 [−0.53, +0.37] over 50; three players: +0.46
-[−0.49, +1.41] over 100), and the pool raised a decision's p95 from 0.33 to 0.46 s and 0.31
-to 0.41 s of CPU, the hands being short (docs/strength.md, issue 14's twenty-ninth session)."""
+(+0.03 [−0.26, +0.31] over 60 deals, −0.08 [−0.53, +0.37] over 50), and the pool raised a
+decision's p95 from 0.33 to 0.46 s and 0.31 to 0.41 s of CPU, the hands being short.  Three
+players: +0.35 [−0.26, +0.97] against 2 Medium over 200 deals, within the noise but of the size
+of four players' gain, where the pass tells more (docs/strength.md, issue 14's twenty-ninth
+session)."""
 POOL = 400
 """Imagined deals before the passes counted for one round, per kind of passer."""
 TRIES = 12000
