@@ -1,9 +1,12 @@
-"""How stable is the review's "best"?  ``python -m tools.review_stability [--decisions 200] [--seed 1]``
+"""How stable is the review's "best"?  ``python -m tools.review_stability [--decisions 200] [--seed 1] [--flat]``
 
 Positions come from games where every seat plays as Medium; at each decision of seat 0
 (passes and plays with more than one card to choose from) the review's best choice
 (:func:`engine.bots.coach.rate`, with the review's own random source) is compared with
-Hard's own choice from the same view with another random seed.  Reported: how often
+Hard's own choice from the same view with another random seed: the server's Hard (its tree
+search, which also gives the hints), or with ``--flat`` the flat search Hard played with
+before issue 14's tree (the review's own search, and the figures of docs/review.md before
+2026-12-06).  Reported: how often
 they agree, with a 95% interval, for plays and passes apart, the mean expected points
 the review says Hard's choice loses when they differ (a small loss means the two were
 close calls), and how often the review labels Hard's own choice "best".
@@ -21,7 +24,7 @@ import time
 from typing import Any
 
 from engine import Card, CardSet, Game, Phase, Rules
-from engine.bots import HardBot, MediumBot
+from engine.bots import HardBot, MediumBot, get_bot
 from engine.bots.coach import LABELS, rate, review_rng
 from engine.moves import PassMove, PlayMove
 
@@ -36,8 +39,15 @@ def wilson(k: int, n: int) -> tuple[float, float]:
     return (round(c - h, 3), round(c + h, 3))
 
 
-def measure(decisions: int, seed: int) -> dict[str, Any]:
-    medium, hard = MediumBot(), HardBot()
+def hard_player(flat: bool) -> HardBot:
+    """The Hard whose choices the review is compared with (see the module)."""
+    bot = HardBot() if flat else get_bot("hard")
+    assert isinstance(bot, HardBot)
+    return bot
+
+
+def measure(decisions: int, seed: int, flat: bool = False) -> dict[str, Any]:
+    medium, hard = MediumBot(), hard_player(flat)
     out: dict[str, list[tuple[bool, float]]] = {"play": [], "pass": []}
     g = 0
     t0 = time.perf_counter()
@@ -71,7 +81,7 @@ def measure(decisions: int, seed: int) -> dict[str, Any]:
                     lost = mine.lost
                 out[kind].append((same, lost))
             game.apply(move)
-    result: dict[str, Any] = {"decisions": decisions, "seed": seed, "games": g,
+    result: dict[str, Any] = {"decisions": decisions, "seed": seed, "hard": "flat" if flat else "tree", "games": g,
                               "seconds": round(time.perf_counter() - t0, 1)}
     for kind, xs in out.items():
         k = sum(1 for same, _ in xs if same)
@@ -97,9 +107,10 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--decisions", type=int, default=200)
     ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--flat", action="store_true", help="compare with the flat search, not the server's Hard")
     args = ap.parse_args(argv)
     load = os.getloadavg()[0]
-    r = measure(args.decisions, args.seed)
+    r = measure(args.decisions, args.seed, args.flat)
     r["load_average_before"] = round(load, 2)
     print(json.dumps(r))
     return 0
