@@ -229,3 +229,27 @@ def test_a_passer_of_low_cards_may_be_going_for_the_moon(monkeypatch: pytest.Mon
     careful = pass_tilt(view)
     _tilt.cache_clear()
     assert careful is not None and careful[ah][3] < 1.0
+
+
+def test_the_review_rates_a_play_on_the_deals_hards_tree_uses(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a hint is the server's Hard's card, chosen on deals tilted by the passes: the review
+    # rates the same position on the same kind of deals, so the two judge alike
+    from engine.bots import coach
+
+    tilts: list[list[list[float]] | None] = []
+
+    class Recording(DealSampler):
+        def __init__(self, view: PlayerView, infer: bool = False,
+                     tilt: list[list[float]] | None = None) -> None:
+            tilts.append(tilt)
+            super().__init__(view, infer, tilt)
+
+    monkeypatch.setattr(coach, "DealSampler", Recording)
+    game = _after_passes(Game(Rules(), seed="review"))
+    for _ in computer_turns(game, MediumBot()):
+        if len(game.view(game.to_act[0]).legal) > 2:
+            break
+    view = game.view(game.to_act[0])
+    card = next(iter(view.legal))
+    coach.rate_play(view, card, random.Random(1), samples=8)
+    assert tilts and tilts[0] is not None and tilts[0] == pass_tilt(view)
