@@ -178,10 +178,8 @@ def test_the_sampler_deals_a_card_where_the_tilt_puts_it() -> None:
     assert there > 320 and there_plain < 200
 
 
-def test_the_servers_hard_deals_by_the_passes_and_hard27_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
-    from engine.arena import make_player
-    from engine.bots import get_bot, hardis
-
+def _record_tilts(monkeypatch: pytest.MonkeyPatch, module: object) -> list[list[list[float]] | None]:
+    """The tilt of every sampler ``module`` makes from now on, in order."""
     tilts: list[list[list[float]] | None] = []
 
     class Recording(DealSampler):
@@ -190,12 +188,25 @@ def test_the_servers_hard_deals_by_the_passes_and_hard27_does_not(monkeypatch: p
             tilts.append(tilt)
             super().__init__(view, infer, tilt)
 
-    monkeypatch.setattr(hardis, "DealSampler", Recording)
-    game = _after_passes(Game(Rules(), seed="server"))
+    monkeypatch.setattr(module, "DealSampler", Recording)
+    return tilts
+
+
+def _choice_after_passes(seed: str) -> tuple[Game, PlayerView]:
+    """A game after the careful player's passes, at the first play with three legal cards or more."""
+    game = _after_passes(Game(Rules(), seed=seed))
     for _ in computer_turns(game, MediumBot()):
         if len(game.view(game.to_act[0]).legal) > 2:
             break
-    view = game.view(game.to_act[0])
+    return game, game.view(game.to_act[0])
+
+
+def test_the_servers_hard_deals_by_the_passes_and_hard27_does_not(monkeypatch: pytest.MonkeyPatch) -> None:
+    from engine.arena import make_player
+    from engine.bots import get_bot, hardis
+
+    tilts = _record_tilts(monkeypatch, hardis)
+    game, view = _choice_after_passes("server")
     rng = random.Random(1)
     small = {"is_budget": 2000, "min_iterations": 8, "max_iterations": 40}
     hardis.HardISBot(**small).choose_play(view, rng)  # type: ignore[arg-type]
@@ -236,20 +247,7 @@ def test_the_review_rates_a_play_on_the_deals_hards_tree_uses(monkeypatch: pytes
     # rates the same position on the same kind of deals, so the two judge alike
     from engine.bots import coach
 
-    tilts: list[list[list[float]] | None] = []
-
-    class Recording(DealSampler):
-        def __init__(self, view: PlayerView, infer: bool = False,
-                     tilt: list[list[float]] | None = None) -> None:
-            tilts.append(tilt)
-            super().__init__(view, infer, tilt)
-
-    monkeypatch.setattr(coach, "DealSampler", Recording)
-    game = _after_passes(Game(Rules(), seed="review"))
-    for _ in computer_turns(game, MediumBot()):
-        if len(game.view(game.to_act[0]).legal) > 2:
-            break
-    view = game.view(game.to_act[0])
-    card = next(iter(view.legal))
-    coach.rate_play(view, card, random.Random(1), samples=8)
+    tilts = _record_tilts(monkeypatch, coach)
+    _, view = _choice_after_passes("review")
+    coach.rate_play(view, next(iter(view.legal)), random.Random(1), samples=8)
     assert tilts and tilts[0] is not None and tilts[0] == pass_tilt(view)
