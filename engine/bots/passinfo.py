@@ -62,7 +62,6 @@ TRIES = 12000
 PRIOR = 20.0
 """Uniform deals mixed into each card's count: a card seen at a seat in no deal of a small
 pool is not ruled out."""
-ALL = (1 << 52) - 1
 QS = int(QUEEN_OF_SPADES)
 PASSER_MOON = 0.1
 """The weight of the passer going for the moon before its pass is seen.  With Hard's
@@ -156,7 +155,7 @@ def _tilt(rules: Rules, direction: PassDirection, me: int, off: int, before: int
     size = rules.hand_size
     src = (me - off) % n
     target = (me + off) % n
-    unknown = [int(c) for c in iter_cards(ALL & ~rules.removed & ~before & ~got)]
+    unknown = [int(c) for c in iter_cards(rules.deck_mask & ~before & ~got)]
     rng = random.Random(f"pass:{me}:{off}:{before}:{got}")
     ranges = _ranges(rules)
     # a careful passer kept no card whose least score is above what the least dangerous card

@@ -64,8 +64,8 @@ def test_a_passer_that_gave_the_high_spades_but_not_the_queen_is_less_likely_to_
         assert got is not None and view.received_from is not None
         if got.mask >> QS & 1 or not got.mask & high or view.hand.mask >> QS & 1:
             continue
-        room = 13 - (3 if view.received_from == view.pass_target else 0)
-        shares.append(_share(view, tilt, QS, view.received_from) - room / 36)
+        room = _room(view)
+        shares.append(_share(view, tilt, QS, view.received_from) - room[view.received_from] / sum(room.values()))
     assert len(shares) >= 20
     assert sum(shares) / len(shares) < -0.03
 
