@@ -61,9 +61,12 @@ HARD24 = "hard24"
 HARD27 = "hard27"
 """Hard as before issue 14's twenty-eighth session: its tree deals the unseen cards uniformly,
 blind to what the passes tell (:mod:`~engine.bots.passinfo`)."""
-TREE_KINDS = ("hard", HARDIS, HARDKEEP, HARD24, HARD27)
+HARD30 = "hard30"
+"""Hard as before issue 14's thirty-first session: its own seat in its rollouts never leads a
+spade while holding the K♠ or A♠ (it does not hunt the queen)."""
+TREE_KINDS = ("hard", HARDIS, HARDKEEP, HARD24, HARD27, HARD30)
 """The Hard seats that play with the tree search (:class:`~engine.bots.hardis.HardISBot`)."""
-SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP, HARD24, HARD27, ISMCTS)
+SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP, HARD24, HARD27, HARD30, ISMCTS)
 QS = int(QUEEN_OF_SPADES)
 ADDR_NO_RANDOMIZE = 0x0040000
 """Linux's personality flag that turns address randomisation off."""
@@ -196,6 +199,8 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
         tree: dict[str, Any] = {"opponents_tree": kind == HARDIS, "dump": kind != HARDKEEP}
         if kind in (HARD24, HARD27):
             tree["read_passes"] = False
+        if kind == HARD30:
+            tree["self_hunt"] = False
         if kind == HARD24:
             tree.update(hunt_prior=HUNT_PRIOR_BEFORE, pass_dump=False)
         if hard_budget is not None:

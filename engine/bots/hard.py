@@ -7,7 +7,9 @@ followed by the rest of the round, then picks the card with the best average out
 In those rollouts its own seat plays the careful player's policy, except that it never
 throws its moon stopper (its highest heart when no heart still out is above it) on a trick
 won so far by a seat that may still shoot the moon: a Hard that imagined itself throwing
-it at the next chance saw no worth in keeping it now.  The simulated opponents play the
+it at the next chance saw no worth in keeping it now; and the server's Hard (``self_hunt``)
+imagines itself hunting the queen as its opponents may, leading low spades while it holds
+more of them than the K♠ and A♠.  The simulated opponents play the
 careful policy too, with two habits of stronger players: one who has taken every
 penalty card so far keeps going for the moon while its hand allows (so Hard sees that
 nobody else will stop it), and one holding the A♠ or K♠ with more low spades leads them
@@ -175,16 +177,18 @@ def after_passes(hands: Sequence[int], passes: Sequence[int], direction: PassDir
     return after
 
 
-def play_out_aware(st: SimRound, me: int, shooters: int = -1, hunters: int = -1, dump: bool = False) -> None:
+def play_out_aware(st: SimRound, me: int, shooters: int = -1, hunters: int = -1, dump: bool = False,
+                   hunt: bool = False) -> None:
     """Play ``st`` to the end of the hand as Hard imagines it: ``me`` carefully, the
     opponents in ``shooters`` (a mask of seats; all by default) shooting the moon when it
     is plausible, those in ``hunters`` hunting the queen, all of them careful otherwise;
     with ``dump``, every seat last to play on a spade trick won by another's K♠ or A♠ gives
-    it the Q♠."""
+    it the Q♠; with ``hunt``, ``me`` hunts the queen too (leads low spades while the K♠ or A♠
+    it holds are outnumbered by its spades below her)."""
     play = st.play
     while not st.done:
         if st.turn == me:
-            play(choose_card(st, guard=True, dump=dump))
+            play(choose_card(st, hunt, guard=True, dump=dump))
         else:
             play(opponent_card(st, shooters, hunters, dump))
 
@@ -206,13 +210,14 @@ def opponent_card(st: SimRound, shooters: int, hunters: int, dump: bool = False)
 
 
 def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int,
-                  habits: tuple[int, int, float] = (-1, -1, MOON_WEIGHT), dump: bool = False) -> float:
+                  habits: tuple[int, int, float] = (-1, -1, MOON_WEIGHT), dump: bool = False,
+                  hunt: bool = False) -> float:
     """Like :func:`rollout`, but the simulated opponents shoot the moon and hunt the queen
     (``habits``: the seats that may shoot, those that hunt, and the moon's weight; see
     :class:`OpponentModel`), and the outcome is judged with the moon and the game leader in
     mind; ``dump`` as in :func:`play_out_aware`."""
     shooters, hunters, moon_weight = habits
-    play_out_aware(st, me, shooters, hunters, dump)
+    play_out_aware(st, me, shooters, hunters, dump, hunt)
     return outcome(st, totals, me, target, True, moon_weight)
 
 
@@ -333,7 +338,8 @@ class HardBot(BaseBot):
 
     def __init__(self, budget: int | None = None, pass_budget: int | None = None, min_samples: int = 8,
                  max_samples: int | None = None, max_seconds: float = 3.0, classic: bool = False,
-                 model: bool = True, hunt_prior: float = HUNT_PRIOR, pass_dump: bool = False) -> None:
+                 model: bool = True, hunt_prior: float = HUNT_PRIOR, pass_dump: bool = False,
+                 self_hunt: bool = False) -> None:
         self.classic = classic
         """Hard as before issue 14: every seat's rollouts by the careful policy, the round's
         margin only, passes among Medium's favourite cards, a fixed budget."""
@@ -356,6 +362,12 @@ class HardBot(BaseBot):
         self.hunt_prior = hunt_prior
         """The chance that an opponent that has not led a spade yet hunts the queen."""
         self.pass_dump = pass_dump
+        self.self_hunt = self_hunt
+        """In its rollouts this seat hunts the queen as its imagined opponents may: it leads
+        its low spades while they outnumber the K♠ and A♠ it holds, as IS-MCTS does with long
+        spades (the server's Hard, :class:`~engine.bots.hardis.HardISBot`; issue 14's
+        thirty-first session).  The flat search (the coach's, the arena's ``hardflat``)
+        keeps the careful player's leads."""
         """In the pass's rollouts every seat last to play on a spade trick won by another's K♠
         or A♠ gives that seat the Q♠ (:func:`play_out_aware`'s ``dump``)."""
 
@@ -403,7 +415,7 @@ class HardBot(BaseBot):
             st = SimRound.start(rules, after, view.dealer)
             if self.classic:
                 return rollout(st, totals, me, target)
-            return rollout_aware(st, totals, me, target, how, self.pass_dump)
+            return rollout_aware(st, totals, me, target, how, self.pass_dump, self.self_hunt)
 
         best = self._search(len(cands), len(rules.deck), self.pass_budget, sample, evaluate, rng,
                             1 if self.classic else PASS_EXTEND)
@@ -437,7 +449,7 @@ class HardBot(BaseBot):
             st.play(cands[j])
             if self.classic:
                 return rollout(st, totals, me, target)
-            return rollout_aware(st, totals, me, target, base[1])
+            return rollout_aware(st, totals, me, target, base[1], hunt=self.self_hunt)
 
         budget = self.budget
         extend = 1

@@ -134,6 +134,7 @@ class HardISBot(HardBot):
                  opponents_tree: bool = False, dump: bool = True, read_passes: bool = True,
                  **kwargs: Any) -> None:
         kwargs.setdefault("pass_dump", dump)
+        kwargs.setdefault("self_hunt", True)
         super().__init__(**kwargs)
         if opponents_tree:
             self.name = "hardis"
@@ -182,6 +183,7 @@ class HardISBot(HardBot):
         policy_first = self.policy_first
         opponents_tree = self.opponents_tree
         dump = self.dump
+        self_hunt = self.self_hunt
         log = math.log
         sqrt = math.sqrt
         root = Node(-1)
@@ -210,7 +212,7 @@ class HardISBot(HardBot):
                 untried = [m for m in moves if m not in children]
                 if untried:
                     if policy_first:
-                        pick = choose_card(st, guard=st.turn == me, dump=dump)
+                        pick = choose_card(st, self_hunt, guard=st.turn == me, dump=dump)
                         if pick not in untried:
                             pick = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
                     else:
@@ -239,7 +241,7 @@ class HardISBot(HardBot):
                 st.play(best_m)
                 path.append(best)
                 node = best
-            play_out_aware(st, me, shooters, hunters, dump)
+            play_out_aware(st, me, shooters, hunters, dump, self_hunt)
             # the utility of each seat with a node on the path (Hard's own alone unless the
             # opponents are searched too): the others' would be computed for nothing
             value: dict[int, float] = {}

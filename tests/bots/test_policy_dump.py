@@ -58,3 +58,46 @@ def test_hards_pass_rollouts_give_the_queen_too() -> None:
     before = make_player("hard24", Game(Rules(), seed=1), None, 10)
     assert isinstance(before, HardISBot) and before.dump
     assert not before.pass_dump and before.hunt_prior == HUNT_PRIOR_BEFORE == 0.5
+
+
+# Seat 0 wins the first trick with the A♣ and leads: it holds the A♠ and four spades below
+# the Q♠, which seat 1 holds with the 2♠ alone.
+HUNT_HANDS = [
+    "AC AS 5S 6S 7S 8S 2D 3D 4D 5D 6D 7D 8D",
+    "2C 3C 4C 5C 6C 7C 8C QS 2S 2H 3H 4H 5H",
+    "9C TC JC 3S 4S 9S 9D TD JD 6H 7H 8H 9H",
+    "QC KC TS JS KS QD KD AD TH JH QH KH AH",
+]
+
+
+def _hunt_position() -> SimRound:
+    st = SimRound.start(Rules(passing=False), [CardSet(h).mask for h in HUNT_HANDS], 0)
+    for seat, card in [(1, "2C"), (2, "9C"), (3, "QC"), (0, "AC")]:
+        assert st.turn == seat
+        st.play(int(parse_card(card)))
+    assert st.turn == 0
+    return st
+
+
+def test_hards_own_rollouts_hunt_the_queen_with_long_spades() -> None:
+    """Hard imagines itself hunting the Q♠ as IS-MCTS does with long spades: holding the A♠
+    and more spades below her, it leads them until she falls on the seat that holds her
+    (docs/strength.md, issue 14's thirty-first session); the careful player leads a diamond
+    and never flushes her."""
+    from engine.arena import HARD30, make_player
+    from engine.bots.hard import play_out_aware
+    from engine.state import Game
+
+    st = _hunt_position()
+    assert choose_card(st, guard=True, dump=True) == int(parse_card("2D"))
+    assert choose_card(st, True, guard=True, dump=True) == int(parse_card("8S"))
+    hunted = _hunt_position()
+    play_out_aware(hunted, 0, 0, 0, dump=True, hunt=True)
+    assert hunted.taken[1] >= 13 and hunted.pen_points[1] >= 13  # seat 1 took its own queen
+    careful = _hunt_position()
+    play_out_aware(careful, 0, 0, 0, dump=True)
+    assert careful.pen_points[1] < 13
+    g = Game(Rules(), seed=1)
+    assert make_player("hard", g, None, 10).self_hunt
+    assert not make_player(HARD30, g, None, 10).self_hunt
+    assert not make_player("hardflat", g, None, 10).self_hunt  # the flat search (the coach's) as before
