@@ -362,14 +362,14 @@ class HardBot(BaseBot):
         self.hunt_prior = hunt_prior
         """The chance that an opponent that has not led a spade yet hunts the queen."""
         self.pass_dump = pass_dump
+        """In the pass's rollouts every seat last to play on a spade trick won by another's K♠
+        or A♠ gives that seat the Q♠ (:func:`play_out_aware`'s ``dump``)."""
         self.self_hunt = self_hunt
         """In its rollouts this seat hunts the queen as its imagined opponents may: it leads
         its low spades while they outnumber the K♠ and A♠ it holds, as IS-MCTS does with long
         spades (the server's Hard, :class:`~engine.bots.hardis.HardISBot`; issue 14's
         thirty-first session).  The flat search (the coach's, the arena's ``hardflat``)
         keeps the careful player's leads."""
-        """In the pass's rollouts every seat last to play on a spade trick won by another's K♠
-        or A♠ gives that seat the Q♠ (:func:`play_out_aware`'s ``dump``)."""
 
     def habits(self, view: PlayerView, prior: float = MOON_PRIOR) -> Callable[[random.Random], tuple[int, int, float]]:
         """How the rollouts' opponents of one sampled deal behave (see :class:`OpponentModel`)."""
