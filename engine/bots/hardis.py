@@ -212,7 +212,8 @@ class HardISBot(HardBot):
                 untried = [m for m in moves if m not in children]
                 if untried:
                     if policy_first:
-                        pick = choose_card(st, self_hunt, guard=st.turn == me, dump=dump)
+                        mine = st.turn == me
+                        pick = choose_card(st, self_hunt and mine, guard=mine, dump=dump)
                         if pick not in untried:
                             pick = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
                     else:
