@@ -19,13 +19,18 @@ HANDS = [
 ]
 
 
-def _spade_trick(third: str) -> SimRound:
-    st = SimRound.start(Rules(passing=False), [CardSet(h).mask for h in HANDS], 3)
-    for seat, card in [(0, "2C"), (1, "5C"), (2, "AC"), (3, "2S"), (2, "5S"), (3, "7S"), (0, third)]:
+def _position(hands: list[str], dealer: int, moves: list[tuple[int, str]], turn: int) -> SimRound:
+    """The round of ``hands`` (no passing) after ``moves``, each by the seat whose turn it is."""
+    st = SimRound.start(Rules(passing=False), [CardSet(h).mask for h in hands], dealer)
+    for seat, card in moves:
         assert st.turn == seat
         st.play(int(parse_card(card)))
-    assert st.turn == 1
+    assert st.turn == turn
     return st
+
+
+def _spade_trick(third: str) -> SimRound:
+    return _position(HANDS, 3, [(0, "2C"), (1, "5C"), (2, "AC"), (3, "2S"), (2, "5S"), (3, "7S"), (0, third)], 1)
 
 
 def test_last_to_play_gives_the_queen_to_a_trick_the_ace_wins() -> None:
@@ -71,12 +76,7 @@ HUNT_HANDS = [
 
 
 def _hunt_position() -> SimRound:
-    st = SimRound.start(Rules(passing=False), [CardSet(h).mask for h in HUNT_HANDS], 0)
-    for seat, card in [(1, "2C"), (2, "9C"), (3, "QC"), (0, "AC")]:
-        assert st.turn == seat
-        st.play(int(parse_card(card)))
-    assert st.turn == 0
-    return st
+    return _position(HUNT_HANDS, 0, [(1, "2C"), (2, "9C"), (3, "QC"), (0, "AC")], 0)
 
 
 def test_hards_own_rollouts_hunt_the_queen_with_long_spades() -> None:
