@@ -64,9 +64,16 @@ blind to what the passes tell (:mod:`~engine.bots.passinfo`)."""
 HARD30 = "hard30"
 """Hard as before issue 14's thirty-first session: its own seat in its rollouts never leads a
 spade while holding the K♠ or A♠ (it does not hunt the queen)."""
-TREE_KINDS = ("hard", HARDIS, HARDKEEP, HARD24, HARD27, HARD30)
+HARDWARY = "hardwary"
+"""Hard whose imagined opponents keep their penalty cards off its tricks once it nears a moon
+(``HardISBot(wary=True)``), as IS-MCTS does and Medium does not: +0.38 against IS-MCTS over
+200 deals, −0.41 against Medium over 120 (docs/strength.md, issue 14's thirty-third session)."""
+HARDWH = "hardwh"
+"""``hardwary`` with a wary table in one sampled deal of two (``wary_every=2``): −0.18 against
+IS-MCTS over 100 deals, −0.39 against Medium over 120."""
+TREE_KINDS = ("hard", HARDIS, HARDKEEP, HARD24, HARD27, HARD30, HARDWARY, HARDWH)
 """The Hard seats that play with the tree search (:class:`~engine.bots.hardis.HardISBot`)."""
-SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, HARDIS, HARDKEEP, HARD24, HARD27, HARD30, ISMCTS)
+SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, *TREE_KINDS[1:], ISMCTS)
 QS = int(QUEEN_OF_SPADES)
 ADDR_NO_RANDOMIZE = 0x0040000
 """Linux's personality flag that turns address randomisation off."""
@@ -201,6 +208,8 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
             tree["read_passes"] = False
         if kind == HARD30:
             tree["self_hunt"] = False
+        if kind in (HARDWARY, HARDWH):
+            tree.update(wary=True, wary_every=2 if kind == HARDWH else 1)
         if kind == HARD24:
             tree.update(hunt_prior=HUNT_PRIOR_BEFORE, pass_dump=False)
         if hard_budget is not None:

@@ -178,26 +178,30 @@ def after_passes(hands: Sequence[int], passes: Sequence[int], direction: PassDir
 
 
 def play_out_aware(st: SimRound, me: int, shooters: int = -1, hunters: int = -1, dump: bool = False,
-                   hunt: bool = False) -> None:
+                   hunt: bool = False, wary: int = 0) -> None:
     """Play ``st`` to the end of the hand as Hard imagines it: ``me`` carefully, the
     opponents in ``shooters`` (a mask of seats; all by default) shooting the moon when it
     is plausible, those in ``hunters`` hunting the queen, all of them careful otherwise;
     with ``dump``, every seat last to play on a spade trick won by another's K♠ or A♠ gives
     it the Q♠; with ``hunt``, ``me`` hunts the queen too (leads low spades while the K♠ or A♠
-    it holds are outnumbered by its spades below her)."""
+    it holds are outnumbered by its spades below her); the opponents in ``wary`` (a mask of
+    seats) keep their penalty cards off ``me``'s tricks once ``me`` nears a moon
+    (``policy.choose_card``'s ``wary``)."""
     play = st.play
     while not st.done:
         if st.turn == me:
             play(choose_card(st, hunt, guard=True, dump=dump))
         else:
-            play(opponent_card(st, shooters, hunters, dump))
+            play(opponent_card(st, shooters, hunters, dump, me, wary))
 
 
-def opponent_card(st: SimRound, shooters: int, hunters: int, dump: bool = False) -> int:
+def opponent_card(st: SimRound, shooters: int, hunters: int, dump: bool = False, watch: int = -1,
+                  wary: int = 0) -> int:
     """The card Hard expects from the opponent whose turn it is in ``st``, in its rollouts and its
     tree alike: a shooter's while the opponent is in ``shooters``, has taken every penalty
     card so far and its hand still looks strong enough, else a careful player's (hunting the
-    queen if it is in ``hunters``; ``dump`` as in :func:`play_out_aware`)."""
+    queen if it is in ``hunters``; ``dump`` as in :func:`play_out_aware`; wary of the seat
+    ``watch`` nearing a moon if it is in ``wary``, as in ``policy.choose_card``)."""
     s = st.turn
     if shooters >> s & 1:
         pen_taken = st.pen_taken
@@ -206,18 +210,18 @@ def opponent_card(st: SimRound, shooters: int, hunters: int, dump: bool = False)
         # on the rollouts' hot path (1-2 % of their time, issue 14's twenty-fourth session)
         if k and k == sum(pen_taken) and going_for_moon(st, s):
             return shoot_card(st)
-    return choose_card(st, bool(hunters >> s & 1), dump=dump)
+    return choose_card(st, bool(hunters >> s & 1), dump=dump, wary=watch if wary >> s & 1 else -1)
 
 
 def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int,
                   habits: tuple[int, int, float] = (-1, -1, MOON_WEIGHT), dump: bool = False,
-                  hunt: bool = False) -> float:
+                  hunt: bool = False, wary: int = 0) -> float:
     """Like :func:`rollout`, but the simulated opponents shoot the moon and hunt the queen
     (``habits``: the seats that may shoot, those that hunt, and the moon's weight; see
     :class:`OpponentModel`), and the outcome is judged with the moon and the game leader in
-    mind; ``dump`` as in :func:`play_out_aware`."""
+    mind; ``dump``, ``hunt`` and ``wary`` as in :func:`play_out_aware`."""
     shooters, hunters, moon_weight = habits
-    play_out_aware(st, me, shooters, hunters, dump, hunt)
+    play_out_aware(st, me, shooters, hunters, dump, hunt, wary)
     return outcome(st, totals, me, target, True, moon_weight)
 
 
@@ -339,7 +343,7 @@ class HardBot(BaseBot):
     def __init__(self, budget: int | None = None, pass_budget: int | None = None, min_samples: int = 8,
                  max_samples: int | None = None, max_seconds: float = 3.0, classic: bool = False,
                  model: bool = True, hunt_prior: float = HUNT_PRIOR, pass_dump: bool = False,
-                 self_hunt: bool = False) -> None:
+                 self_hunt: bool = False, wary: bool = False, wary_every: int = 1) -> None:
         self.classic = classic
         """Hard as before issue 14: every seat's rollouts by the careful policy, the round's
         margin only, passes among Medium's favourite cards, a fixed budget."""
@@ -370,6 +374,32 @@ class HardBot(BaseBot):
         spades (the server's Hard, :class:`~engine.bots.hardis.HardISBot`; issue 14's
         thirty-first session).  The flat search (the coach's, the arena's ``hardflat``)
         keeps the careful player's leads."""
+        self.wary = wary
+        """In its rollouts and its tree the opponents keep their penalty cards off this seat's
+        tricks once it nears a moon (``policy.choose_card``'s ``wary``): IS-MCTS and people who
+        have seen one shot do, where the careful player feeds a moon it does not see coming.
+        Off in the server's Hard: +0.38 [−0.22, +0.97] against IS-MCTS over 200 deals but
+        −0.41 [−0.83, +0.01] against Medium over 120 (the arena's ``hardwary``; docs/strength.md,
+        issue 14's thirty-third session)."""
+        self.wary_every = wary_every
+        """With ``wary``, the opponents are wary in one sampled deal of every ``wary_every``
+        (all of them; in the others none is): a table of players who feed a moon (Medium)
+        and one of players who do not (IS-MCTS) both in the model.  Two (the arena's
+        ``hardwh``) did no better than either: −0.18 against IS-MCTS, −0.39 against Medium."""
+
+    def wary_seats(self, view: PlayerView) -> Callable[[], int]:
+        """Who is wary of this seat's moon in each next sampled deal of its rollouts and tree (a
+        mask of opponents: all of them in one deal of every ``wary_every``, else none)."""
+        seats = ((1 << view.rules.players) - 1) & ~(1 << view.seat) if self.wary else 0
+        every = self.wary_every
+        count = -1
+
+        def draw() -> int:
+            nonlocal count
+            count += 1
+            return seats if not count % every else 0
+
+        return draw
 
     def habits(self, view: PlayerView, prior: float = MOON_PRIOR) -> Callable[[random.Random], tuple[int, int, float]]:
         """How the rollouts' opponents of one sampled deal behave (see :class:`OpponentModel`)."""
@@ -398,24 +428,25 @@ class HardBot(BaseBot):
         sampler = DealSampler(view, infer=not self.classic)
         double = rules.cancellation
         habits = self.habits(view, PASS_MOON_PRIOR)
+        wary_seats = self.wary_seats(view)
 
-        def sample(r: random.Random) -> tuple[list[int], list[int], tuple[int, int, float]]:
+        def sample(r: random.Random) -> tuple[list[int], list[int], tuple[int, int, float], int]:
             hands = sampler.sample(r)
             how = habits(r)
             # an opponent that may shoot passes as a shooter would (its high cards kept)
             passes = [shooter_pass(h, rules, direction) if not self.classic and s != me and how[0] >> s & 1
                       else choose_pass_mask(h, rules, direction) for s, h in enumerate(hands)]
-            return hands, passes, how
+            return hands, passes, how, wary_seats()
 
-        def evaluate(base: tuple[list[int], list[int], tuple[int, int, float]], j: int) -> float:
-            hands, passes, how = base
+        def evaluate(base: tuple[list[int], list[int], tuple[int, int, float], int], j: int) -> float:
+            hands, passes, how, wary = base
             passes = passes[:]
             passes[me] = cands[j]
             after = after_passes(hands, passes, direction, double)
             st = SimRound.start(rules, after, view.dealer)
             if self.classic:
                 return rollout(st, totals, me, target)
-            return rollout_aware(st, totals, me, target, how, self.pass_dump, self.self_hunt)
+            return rollout_aware(st, totals, me, target, how, self.pass_dump, self.self_hunt, wary)
 
         best = self._search(len(cands), len(rules.deck), self.pass_budget, sample, evaluate, rng,
                             1 if self.classic else PASS_EXTEND)
@@ -440,16 +471,17 @@ class HardBot(BaseBot):
 
         habits = self.habits(view)
         deal = view_dealer(view)
+        wary_seats = self.wary_seats(view)
 
-        def sample(r: random.Random) -> tuple[SimRound, tuple[int, int, float]]:
-            return deal(sampler.sample(r)), habits(r)
+        def sample(r: random.Random) -> tuple[SimRound, tuple[int, int, float], int]:
+            return deal(sampler.sample(r)), habits(r), wary_seats()
 
-        def evaluate(base: tuple[SimRound, tuple[int, int, float]], j: int) -> float:
+        def evaluate(base: tuple[SimRound, tuple[int, int, float], int], j: int) -> float:
             st = base[0].copy()
             st.play(cands[j])
             if self.classic:
                 return rollout(st, totals, me, target)
-            return rollout_aware(st, totals, me, target, base[1], hunt=self.self_hunt)
+            return rollout_aware(st, totals, me, target, base[1], hunt=self.self_hunt, wary=base[2])
 
         budget = self.budget
         extend = 1

@@ -184,6 +184,7 @@ class HardISBot(HardBot):
         opponents_tree = self.opponents_tree
         dump = self.dump
         self_hunt = self.self_hunt
+        wary_seats = self.wary_seats(view)
         log = math.log
         sqrt = math.sqrt
         root = Node(-1)
@@ -196,12 +197,13 @@ class HardISBot(HardBot):
                 break
             st = deal(sampler.sample(rng))
             shooters, hunters, moon_weight = habits(rng)
+            wary = wary_seats()
             node = root
             path = []
             while not st.done:
                 children = node.children
                 if not opponents_tree and node is not root and st.turn != me:
-                    card = opponent_card(st, shooters, hunters, dump)
+                    card = opponent_card(st, shooters, hunters, dump, me, wary)
                     child = children.get(card)
                     if child is None:
                         child = children[card] = Node(st.turn)
@@ -242,7 +244,7 @@ class HardISBot(HardBot):
                 st.play(best_m)
                 path.append(best)
                 node = best
-            play_out_aware(st, me, shooters, hunters, dump, self_hunt)
+            play_out_aware(st, me, shooters, hunters, dump, self_hunt, wary)
             # the utility of each seat with a node on the path (Hard's own alone unless the
             # opponents are searched too): the others' would be computed for nothing
             value: dict[int, float] = {}

@@ -26,6 +26,9 @@ HEART = int(Suit.HEARTS)
 MOON_THREAT_SHARE = (2, 5)
 """A lone taker of every penalty card so far is a moon threat once it holds 2/5 of the
 moon: earlier, stopping it costs points for nothing; later, it may be too late."""
+WARY_SHARE = (1, 5)
+"""Hard's imagined opponents (``choose_card``'s ``wary``) keep their hearts off a trick of
+Hard's once Hard, the lone taker so far, would hold a fifth of the moon with it."""
 
 # Discarding (void in the led suit): how much we want to be rid of each card, on top of
 # its rank.  The order matters, not the size: the Q♠ first, then high hearts, then a
@@ -147,7 +150,8 @@ def shooting(st: SimRound, me: int, hand: int, out: int) -> bool:
     return expected_winners(hand, out, sure=True) * 3 >= hand.bit_count() * 2
 
 
-def choose_card(st: SimRound, hunt: bool = False, guard: bool = False, dump: bool = False) -> int:
+def choose_card(st: SimRound, hunt: bool = False, guard: bool = False, dump: bool = False,
+                wary: int = -1) -> int:
     """The card a careful player would play for the seat to play in ``st``; with ``hunt``
     it also leads low spades to flush the Q♠ out while holding the A♠ or K♠ (when its low
     spades outnumber its high ones), as a queen hunter does; with ``dump``, last to play on
@@ -156,7 +160,10 @@ def choose_card(st: SimRound, hunt: bool = False, guard: bool = False, dump: boo
     stronger player does not miss the gift); with ``guard`` it does not
     discard its moon stopper (:func:`stopper`) on a trick won so far by a seat that may
     still shoot the moon (nobody else has taken a penalty card): Hard's own seat in its
-    rollouts."""
+    rollouts.  With ``wary`` (a seat, Hard's, not the one to play), void in the led suit on a
+    trick that seat wins, it discards no penalty card when that seat, the lone taker so far,
+    would hold ``WARY_SHARE`` of the moon with the trick: an opponent who has seen a moon
+    shot against it does not feed one."""
     legal = st.legal()
     if not legal & (legal - 1):
         return (legal & -legal).bit_length() - 1
@@ -213,6 +220,13 @@ def choose_card(st: SimRound, hunt: bool = False, guard: bool = False, dump: boo
         safe = legal & ~t.pen_mask
         if safe:
             return _discard_plain(st, safe, hand, qs_out)
+    if wary >= 0 and st.best_seat == wary and only_taker(st, wary):
+        safe = legal & ~t.pen_mask
+        if safe:
+            num, den = WARY_SHARE
+            got = st.pen_points[wary] + sum(pts[c] for c in trick)
+            if got * den >= st.moon_value * num:
+                return _discard_plain(st, safe, hand, qs_out)
     if guard and not t.double and only_taker(st, st.best_seat):
         legal &= ~stopper(hand, out)  # two cards or more: one is left
     if legal & QS_BIT:
