@@ -216,17 +216,12 @@ def choose_card(st: SimRound, hunt: bool = False, guard: bool = False, dump: boo
             return (pick & -pick).bit_length() - 1 if t.spot and led == HEART else pick.bit_length() - 1
         return (pick & -pick).bit_length() - 1
     # void in the led suit: discard
-    if threat >= 0 and st.best_seat == threat:
+    best_seat = st.best_seat
+    if threat >= 0 and best_seat == threat or wary >= 0 and best_seat == wary and _near_moon(st, wary):
+        # no penalty card on the trick of a moon threat, nor (wary) of a seat nearing one
         safe = legal & ~t.pen_mask
         if safe:
             return _discard_plain(st, safe, hand, qs_out)
-    if wary >= 0 and st.best_seat == wary and only_taker(st, wary):
-        safe = legal & ~t.pen_mask
-        if safe:
-            num, den = WARY_SHARE
-            got = st.pen_points[wary] + sum(pts[c] for c in trick)
-            if got * den >= st.moon_value * num:
-                return _discard_plain(st, safe, hand, qs_out)
     if guard and not t.double and only_taker(st, st.best_seat):
         legal &= ~stopper(hand, out)  # two cards or more: one is left
     if legal & QS_BIT:
@@ -235,6 +230,16 @@ def choose_card(st: SimRound, hunt: bool = False, guard: bool = False, dump: boo
     if hearts:
         return hearts.bit_length() - 1
     return _discard_plain(st, legal, hand, qs_out)
+
+
+def _near_moon(st: SimRound, seat: int) -> bool:
+    """Would ``seat``, the lone taker of penalty cards so far, hold ``WARY_SHARE`` of the moon
+    with the trick in play?"""
+    if not only_taker(st, seat):
+        return False
+    num, den = WARY_SHARE
+    pts = st.t.pts
+    return (st.pen_points[seat] + sum(pts[c] for c in st.trick)) * den >= st.moon_value * num
 
 
 def _discard_plain(st: SimRound, legal: int, hand: int, qs_out: bool) -> int:
