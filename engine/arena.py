@@ -66,8 +66,9 @@ HARD30 = "hard30"
 spade while holding the K♠ or A♠ (it does not hunt the queen)."""
 HARDWARY = "hardwary"
 """Hard whose imagined opponents keep their penalty cards off its tricks once it nears a moon
-(``HardISBot(wary=True)``), as IS-MCTS does and Medium does not: +0.30 against IS-MCTS over
-400 deals, −0.03 against Medium over 240 (docs/strength.md, issue 14's thirty-third session)."""
+(``HardISBot(wary=True)``), as IS-MCTS does and Medium does not: −0.00 against IS-MCTS over
+600 deals, −0.03 against Medium over 240, −0.28 against the shooters over 342 (docs/strength.md,
+issue 14's thirty-third and thirty-fourth sessions)."""
 HARDWH = "hardwh"
 """``hardwary`` with a wary table in one sampled deal of two (``wary_every=2``): −0.18 against
 IS-MCTS over 100 deals, −0.39 against Medium over 120."""

@@ -378,9 +378,10 @@ class HardBot(BaseBot):
         """In its rollouts and its tree the opponents keep their penalty cards off this seat's
         tricks once it nears a moon (``policy.choose_card``'s ``wary``): IS-MCTS and people who
         have seen one shot do, where the careful player feeds a moon it does not see coming.
-        Off in the server's Hard so far: +0.30 [−0.12, +0.72] against IS-MCTS over 400 deals,
-        −0.03 [−0.39, +0.32] against Medium over 240, the shooters not measured (the arena's
-        ``hardwary``; docs/strength.md, issue 14's thirty-third session)."""
+        Off in the server's Hard: −0.00 [−0.34, +0.33] against IS-MCTS over 600 deals, −0.03
+        [−0.39, +0.32] against Medium over 240, −0.28 [−0.52, −0.04] against the shooters over
+        342 with as many moons (the arena's ``hardwary``; docs/strength.md, issue 14's
+        thirty-third and thirty-fourth sessions)."""
         self.wary_every = wary_every
         """With ``wary``, the opponents are wary in one sampled deal of every ``wary_every``
         (all of them; in the others none is): a table of players who feed a moon (Medium)
