@@ -6,22 +6,22 @@ followed by the rest of the round, then picks the card with the best average out
 
 In those rollouts its own seat plays the careful player's policy, except that it never
 throws its moon stopper (its highest heart when no heart still out is above it) on a trick
-won so far by a seat that may still shoot the moon: a Hard that imagined itself throwing
-it at the next chance saw no worth in keeping it now; and the server's Hard (``self_hunt``)
+won so far by a seat that may still shoot the moon: a Hard that imagined itself throwing it
+at the next chance saw no worth in keeping it now; and the server's Hard (``self_hunt``)
 imagines itself hunting the queen as its opponents may, leading low spades while it holds
-more of them than the K♠ and A♠.  The simulated opponents play the
-careful policy too, with two habits of stronger players: one who has taken every
-penalty card so far keeps going for the moon while its hand allows (so Hard sees that
-nobody else will stop it), and one holding the A♠ or K♠ with more low spades leads them
-to flush the Q♠ out; in the play's tree search and the server's Hard's pass every seat also
-gives the Q♠ to a spade trick another seat wins with the K♠ or A♠ when it plays last (the
-careful player keeps her).  How many opponents have those habits is fitted to what the
-table has shown Hard (:class:`OpponentModel`): before anyone has taken a penalty card only some of
-the imagined opponents try the moon, and a moon weighs fully only once one of them has
-taken every penalty card so far.  The outcome is judged on the game score: the others' points minus
-its own, a moon by someone else counted as worse than its points (``MOON_WEIGHT``), the
-opponent nearest to winning weighted more once the game may end this round, plus a bonus
-or a penalty when the round ends the game with it winning or losing.
+more of them than the K♠ and A♠.  The simulated opponents play the careful policy too, with
+two habits of stronger players: one who has taken every penalty card so far keeps going for
+the moon while its hand allows (so Hard sees that nobody else will stop it), and one
+holding the A♠ or K♠ with more low spades leads them to flush the Q♠ out; in the play's
+tree search and the server's Hard's pass every seat also gives the Q♠ to a spade trick
+another seat wins with the K♠ or A♠ when it plays last (the careful player keeps her).  How
+many opponents have those habits is fitted to what the table has shown Hard
+(:class:`OpponentModel`): before anyone has taken a penalty card only some of the imagined
+opponents try the moon, and a moon weighs fully only once one of them has taken every
+penalty card so far.  The outcome is judged on the game score: the others' points minus its
+own, a moon by someone else counted as worse than its points (``MOON_WEIGHT``), the
+opponent nearest to winning weighted more once the game may end this round, plus a bonus or
+a penalty when the round ends the game with it winning or losing.
 
 Passes are chosen by the same search over candidate passes drawn from every card (the Q♠
 across included), not by fixed habits.
