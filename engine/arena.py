@@ -72,10 +72,7 @@ issue 14's thirty-third and thirty-fourth sessions)."""
 HARDWH = "hardwh"
 """``hardwary`` with a wary table in one sampled deal of two (``wary_every=2``): −0.18 against
 IS-MCTS over 100 deals, −0.39 against Medium over 120."""
-HARDHOLD = "hardhold"
-"""Hard whose imagined players, keeping their penalty cards off a moon threat's trick, discard
-their lowest card there rather than their highest (``HardISBot(hold=True)``)."""
-TREE_KINDS = ("hard", HARDIS, HARDKEEP, HARD24, HARD27, HARD30, HARDWARY, HARDWH, HARDHOLD)
+TREE_KINDS = ("hard", HARDIS, HARDKEEP, HARD24, HARD27, HARD30, HARDWARY, HARDWH)
 """The Hard seats that play with the tree search (:class:`~engine.bots.hardis.HardISBot`)."""
 SEAT_TYPES = (*BOTS, SHOOTER, HARDFLAT, HARD0, HARD1, *TREE_KINDS[1:], ISMCTS)
 QS = int(QUEEN_OF_SPADES)
@@ -214,8 +211,6 @@ def make_player(kind: str, game: Game, hard_budget: int | None, ismcts_sims: int
             tree["self_hunt"] = False
         if kind in (HARDWARY, HARDWH):
             tree.update(wary=True, wary_every=2 if kind == HARDWH else 1)
-        if kind == HARDHOLD:
-            tree["hold"] = True
         if kind == HARD24:
             tree.update(hunt_prior=HUNT_PRIOR_BEFORE, pass_dump=False)
         if hard_budget is not None:

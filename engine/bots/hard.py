@@ -178,7 +178,7 @@ def after_passes(hands: Sequence[int], passes: Sequence[int], direction: PassDir
 
 
 def play_out_aware(st: SimRound, me: int, shooters: int = -1, hunters: int = -1, dump: bool = False,
-                   hunt: bool = False, wary: int = 0, hold: bool = False) -> None:
+                   hunt: bool = False, wary: int = 0) -> None:
     """Play ``st`` to the end of the hand as Hard imagines it: ``me`` carefully, the
     opponents in ``shooters`` (a mask of seats; all by default) shooting the moon when it
     is plausible, those in ``hunters`` hunting the queen, all of them careful otherwise;
@@ -186,24 +186,22 @@ def play_out_aware(st: SimRound, me: int, shooters: int = -1, hunters: int = -1,
     it the Q♠; with ``hunt``, ``me`` hunts the queen too (leads low spades while the K♠ or A♠
     it holds are outnumbered by its spades below her); the opponents in ``wary`` (a mask of
     seats) keep their penalty cards off ``me``'s tricks once ``me`` nears a moon
-    (``policy.choose_card``'s ``wary``); with ``hold`` every seat that keeps its penalty cards
-    off a moon threat's trick keeps its high cards too (``policy.choose_card``'s ``hold``)."""
+    (``policy.choose_card``'s ``wary``)."""
     play = st.play
     while not st.done:
         if st.turn == me:
-            play(choose_card(st, hunt, guard=True, dump=dump, hold=hold))
+            play(choose_card(st, hunt, guard=True, dump=dump))
         else:
-            play(opponent_card(st, shooters, hunters, dump, me, wary, hold))
+            play(opponent_card(st, shooters, hunters, dump, me, wary))
 
 
 def opponent_card(st: SimRound, shooters: int, hunters: int, dump: bool = False, watch: int = -1,
-                  wary: int = 0, hold: bool = False) -> int:
+                  wary: int = 0) -> int:
     """The card Hard expects from the opponent whose turn it is in ``st``, in its rollouts and its
     tree alike: a shooter's while the opponent is in ``shooters``, has taken every penalty
     card so far and its hand still looks strong enough, else a careful player's (hunting the
     queen if it is in ``hunters``; ``dump`` as in :func:`play_out_aware`; wary of the seat
-    ``watch`` nearing a moon if it is in ``wary``, as in ``policy.choose_card``; ``hold`` as
-    there)."""
+    ``watch`` nearing a moon if it is in ``wary``, as in ``policy.choose_card``)."""
     s = st.turn
     if shooters >> s & 1:
         pen_taken = st.pen_taken
@@ -212,18 +210,18 @@ def opponent_card(st: SimRound, shooters: int, hunters: int, dump: bool = False,
         # on the rollouts' hot path (1-2 % of their time, issue 14's twenty-fourth session)
         if k and k == sum(pen_taken) and going_for_moon(st, s):
             return shoot_card(st)
-    return choose_card(st, bool(hunters >> s & 1), dump=dump, wary=watch if wary >> s & 1 else -1, hold=hold)
+    return choose_card(st, bool(hunters >> s & 1), dump=dump, wary=watch if wary >> s & 1 else -1)
 
 
 def rollout_aware(st: SimRound, totals: Sequence[int], me: int, target: int,
                   habits: tuple[int, int, float] = (-1, -1, MOON_WEIGHT), dump: bool = False,
-                  hunt: bool = False, wary: int = 0, hold: bool = False) -> float:
+                  hunt: bool = False, wary: int = 0) -> float:
     """Like :func:`rollout`, but the simulated opponents shoot the moon and hunt the queen
     (``habits``: the seats that may shoot, those that hunt, and the moon's weight; see
     :class:`OpponentModel`), and the outcome is judged with the moon and the game leader in
-    mind; ``dump``, ``hunt``, ``wary`` and ``hold`` as in :func:`play_out_aware`."""
+    mind; ``dump``, ``hunt`` and ``wary`` as in :func:`play_out_aware`."""
     shooters, hunters, moon_weight = habits
-    play_out_aware(st, me, shooters, hunters, dump, hunt, wary, hold)
+    play_out_aware(st, me, shooters, hunters, dump, hunt, wary)
     return outcome(st, totals, me, target, True, moon_weight)
 
 
@@ -345,7 +343,7 @@ class HardBot(BaseBot):
     def __init__(self, budget: int | None = None, pass_budget: int | None = None, min_samples: int = 8,
                  max_samples: int | None = None, max_seconds: float = 3.0, classic: bool = False,
                  model: bool = True, hunt_prior: float = HUNT_PRIOR, pass_dump: bool = False,
-                 self_hunt: bool = False, wary: bool = False, wary_every: int = 1, hold: bool = False) -> None:
+                 self_hunt: bool = False, wary: bool = False, wary_every: int = 1) -> None:
         self.classic = classic
         """Hard as before issue 14: every seat's rollouts by the careful policy, the round's
         margin only, passes among Medium's favourite cards, a fixed budget."""
@@ -389,12 +387,6 @@ class HardBot(BaseBot):
         (all of them; in the others none is): a table of players who feed a moon (Medium)
         and one of players who do not (IS-MCTS) both in the model.  Two (the arena's
         ``hardwh``) did no better than either: −0.18 against IS-MCTS, −0.39 against Medium."""
-
-        self.hold = hold
-        """In its rollouts and its tree every seat that keeps its penalty cards off a moon
-        threat's trick discards its lowest card there, keeping the high ones that may still
-        take a trick from the shooter (``policy.choose_card``'s ``hold``); the careful player
-        throws its highest, and so imagined opponents let Hard's own moons through."""
 
     def wary_seats(self, view: PlayerView) -> Callable[[], int]:
         """Who is wary of this seat's moon in each next sampled deal of its rollouts and tree (a
@@ -455,7 +447,7 @@ class HardBot(BaseBot):
             st = SimRound.start(rules, after, view.dealer)
             if self.classic:
                 return rollout(st, totals, me, target)
-            return rollout_aware(st, totals, me, target, how, self.pass_dump, self.self_hunt, wary, self.hold)
+            return rollout_aware(st, totals, me, target, how, self.pass_dump, self.self_hunt, wary)
 
         best = self._search(len(cands), len(rules.deck), self.pass_budget, sample, evaluate, rng,
                             1 if self.classic else PASS_EXTEND)
@@ -490,8 +482,7 @@ class HardBot(BaseBot):
             st.play(cands[j])
             if self.classic:
                 return rollout(st, totals, me, target)
-            return rollout_aware(st, totals, me, target, base[1], hunt=self.self_hunt, wary=base[2],
-                                 hold=self.hold)
+            return rollout_aware(st, totals, me, target, base[1], hunt=self.self_hunt, wary=base[2])
 
         budget = self.budget
         extend = 1

@@ -185,7 +185,6 @@ class HardISBot(HardBot):
         dump = self.dump
         self_hunt = self.self_hunt
         wary_seats = self.wary_seats(view)
-        hold = self.hold
         log = math.log
         sqrt = math.sqrt
         root = Node(-1)
@@ -204,7 +203,7 @@ class HardISBot(HardBot):
             while not st.done:
                 children = node.children
                 if not opponents_tree and node is not root and st.turn != me:
-                    card = opponent_card(st, shooters, hunters, dump, me, wary, hold)
+                    card = opponent_card(st, shooters, hunters, dump, me, wary)
                     child = children.get(card)
                     if child is None:
                         child = children[card] = Node(st.turn)
@@ -216,7 +215,7 @@ class HardISBot(HardBot):
                 if untried:
                     if policy_first:
                         mine = st.turn == me
-                        pick = choose_card(st, self_hunt and mine, guard=mine, dump=dump, hold=hold)
+                        pick = choose_card(st, self_hunt and mine, guard=mine, dump=dump)
                         if pick not in untried:
                             pick = untried[rng.randrange(len(untried))] if len(untried) > 1 else untried[0]
                     else:
@@ -245,7 +244,7 @@ class HardISBot(HardBot):
                 st.play(best_m)
                 path.append(best)
                 node = best
-            play_out_aware(st, me, shooters, hunters, dump, self_hunt, wary, hold)
+            play_out_aware(st, me, shooters, hunters, dump, self_hunt, wary)
             # the utility of each seat with a node on the path (Hard's own alone unless the
             # opponents are searched too): the others' would be computed for nothing
             value: dict[int, float] = {}

@@ -151,7 +151,7 @@ def shooting(st: SimRound, me: int, hand: int, out: int) -> bool:
 
 
 def choose_card(st: SimRound, hunt: bool = False, guard: bool = False, dump: bool = False,
-                wary: int = -1, hold: bool = False) -> int:
+                wary: int = -1) -> int:
     """The card a careful player would play for the seat to play in ``st``; with ``hunt``
     it also leads low spades to flush the Q♠ out while holding the A♠ or K♠ (when its low
     spades outnumber its high ones), as a queen hunter does; with ``dump``, last to play on
@@ -163,10 +163,7 @@ def choose_card(st: SimRound, hunt: bool = False, guard: bool = False, dump: boo
     rollouts.  With ``wary`` (a seat, Hard's, not the one to play), void in the led suit on a
     trick that seat wins, it discards no penalty card when that seat, the lone taker so far,
     would hold ``WARY_SHARE`` of the moon with the trick: an opponent who has seen a moon
-    shot against it does not feed one.  With ``hold``, the card it then discards instead (no
-    penalty card on such a trick) is its lowest, not its most dangerous: one who means to
-    stop a moon keeps the high cards that may still win a trick from the shooter (the
-    careful player throws them first, an A♠ included, and then can never take a trick)."""
+    shot against it does not feed one."""
     legal = st.legal()
     if not legal & (legal - 1):
         return (legal & -legal).bit_length() - 1
@@ -224,8 +221,6 @@ def choose_card(st: SimRound, hunt: bool = False, guard: bool = False, dump: boo
         # no penalty card on the trick of a moon threat, nor (wary) of a seat nearing one
         safe = legal & ~t.pen_mask
         if safe:
-            if hold:
-                return _discard_low(safe)
             return _discard_plain(st, safe, hand, qs_out)
     if guard and not t.double and only_taker(st, st.best_seat):
         legal &= ~stopper(hand, out)  # two cards or more: one is left
@@ -245,16 +240,6 @@ def _near_moon(st: SimRound, seat: int) -> bool:
     num, den = WARY_SHARE
     pts = st.t.pts
     return (st.pen_points[seat] + sum(pts[c] for c in st.trick)) * den >= st.moon_value * num
-
-
-def _discard_low(legal: int) -> int:
-    """The lowest card of ``legal`` (of the lowest rank, the first suit's): the one least
-    likely ever to win a trick."""
-    best_c = -1
-    for c in iter_cards(legal):
-        if best_c < 0 or c % 13 < best_c % 13:
-            best_c = c
-    return best_c
 
 
 def _discard_plain(st: SimRound, legal: int, hand: int, qs_out: bool) -> int:
