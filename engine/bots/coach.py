@@ -30,10 +30,11 @@ from ..rules import PassDirection
 from ..values import Phase
 from ..view import PlayerView
 from .base import view_round
-from .hard import HardBot, after_passes, candidates, play_out_aware
+from .hard import HardBot, candidates
 from .hardis import HardISBot
 from .passinfo import pass_tilt
 from .policy import choose_pass_mask, hard_pass_candidates, moon_subtract
+from .rollouts import after_passes, play_out_aware
 from .sampling import DealSampler
 from .shooter import moon_pass
 from .sim import SimRound, view_dealer

@@ -20,8 +20,8 @@ instead, the single-observer information-set MCTS of Cowling, Powley and Whiteho
   are one move.  The opponents play as in Hard's rollouts (the careful policy with the
   drawn habits), so the tree searches the seat's own later cards inside Hard's model of
   the opponents;
-- it adds one node, then finishes the round as Hard's rollouts do (:func:`play_out_aware`)
-  and scores the result as Hard does (:func:`~engine.bots.hard.outcome`, Hard's game-aware
+- it adds one node, then finishes the round as Hard's rollouts do (:func:`~.rollouts.play_out_aware`)
+  and scores the result as Hard does (:func:`~engine.bots.rollouts.outcome`, Hard's game-aware
   utility);
 - it plays the card most visited at the root, and stops as soon as no other card can
   catch up with it in the iterations left (the choice is then settled; the card is the
@@ -46,9 +46,10 @@ from typing import Any
 
 from ..cards import LOW
 from ..view import PlayerView
-from .hard import HardBot, opponent_card, outcome, play_out_aware
+from .hard import HardBot
 from .passinfo import pass_tilt
 from .policy import choose_card
+from .rollouts import opponent_card, outcome, play_out_aware
 from .sampling import DealSampler
 from .sim import SimRound, view_dealer
 

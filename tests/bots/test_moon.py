@@ -216,7 +216,7 @@ def test_a_free_discard_says_the_seat_has_no_queen_or_high_heart() -> None:
 
 
 def test_outcome_weighs_a_moon_and_near_the_end_the_leader() -> None:
-    from engine.bots.hard import utility
+    from engine.bots.rollouts import utility
     totals = [40, 30, 60, 50]  # nobody near 100: the moon weight alone decides
     moon = [26, 0, 26, 26]
     take_17 = [17, 0, 9, 0]
@@ -232,7 +232,7 @@ def test_outcome_weighs_a_moon_and_near_the_end_the_leader() -> None:
 def test_outcome_near_the_end_counts_the_rounds_moon_value() -> None:
     """Whether the game may end this round depends on the round's moon, not on 26: with
     two decks (a moon of 52) a leader at 55 may reach 100 this round, with one deck not."""
-    from engine.bots.hard import utility
+    from engine.bots.rollouts import utility
     totals = [50, 40, 45, 55]
     one_deck = [utility([0, 0, 0, 10], totals, 0, 100, 26, aware=True),
                 utility([0, 10, 0, 0], totals, 0, 100, 26, aware=True)]
@@ -256,7 +256,8 @@ def test_hard0_keeps_the_budget_it_was_measured_with() -> None:
 
 
 def test_the_opponent_model_follows_what_the_table_has_shown() -> None:
-    from engine.bots.hard import HUNT_PRIOR, MOON_PRIOR, MOON_WEIGHT, QUIET_MOON_WEIGHT, OpponentModel
+    from engine.bots.hard import HUNT_PRIOR, MOON_PRIOR, QUIET_MOON_WEIGHT, OpponentModel
+    from engine.bots.rollouts import MOON_WEIGHT
     # nothing shown yet (the pass): every opponent may try the moon or hunt, with the priors
     g = Game(Rules(), seed=21)
     m = OpponentModel.of(g.view(1))

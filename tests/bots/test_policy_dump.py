@@ -49,8 +49,9 @@ def test_hards_pass_rollouts_give_the_queen_too() -> None:
     """Hard's pass judges each pass by rollouts in which the opponents give the Q♠ to a spade
     trick won by the K♠ or A♠ (IS-MCTS always did, 20 times in 20); ``hard24`` kept her."""
     from engine.arena import make_player
-    from engine.bots.hard import HUNT_PRIOR, HUNT_PRIOR_BEFORE, HardBot, rollout_aware
+    from engine.bots.hard import HUNT_PRIOR, HUNT_PRIOR_BEFORE, HardBot
     from engine.bots.hardis import HardISBot
+    from engine.bots.rollouts import rollout_aware
     from engine.state import Game
 
     totals = [0, 0, 0, 0]
@@ -85,7 +86,7 @@ def test_hards_own_rollouts_hunt_the_queen_with_long_spades() -> None:
     (docs/strength.md, issue 14's thirty-first session); the careful player leads a diamond
     and never flushes her."""
     from engine.arena import HARD30, make_player
-    from engine.bots.hard import play_out_aware
+    from engine.bots.rollouts import play_out_aware
     from engine.state import Game
 
     st = _hunt_position()

@@ -47,8 +47,9 @@ def test_hards_rollouts_and_tree_imagine_wary_opponents_when_asked() -> None:
     they are given: the arena's ``hardwary`` imagines them so, the server's Hard
     (``HardISBot``) and the flat search (the coach's) do not."""
     from engine.arena import make_player
-    from engine.bots.hard import HardBot, opponent_card
+    from engine.bots.hard import HardBot
     from engine.bots.hardis import HardISBot
+    from engine.bots.rollouts import opponent_card
     from engine.state import Game
 
     nine = int(parse_card("9D"))
