@@ -33,9 +33,10 @@ from . import openspiel
 from .bots import BOTS, EasyBot, HardBot, MediumBot
 from .bots.base import view_round
 from .bots.hard import HUNT_PRIOR_BEFORE
-from .bots.hardis import HardISBot, moves_of
+from .bots.hardis import HardISBot
 from .bots.policy import choose_card
 from .bots.shooter import ShooterBot
+from .bots.tree import moves_of
 from .cards import LOW, QUEEN_OF_SPADES, SUIT_MASK, iter_cards
 from .moves import Move, PlayMove
 from .persist import dumps
@@ -259,7 +260,7 @@ class CpuTimed:
 def policy_agreement(view: PlayerView, card: int) -> tuple[bool, bool]:
     """Whether ``card``, played from ``view``, is the careful policy's card (Medium's, the
     model of the opponents in Hard's rollouts), and whether it plays alike: one move of
-    Hard's tree (:func:`~engine.bots.hardis.moves_of`: the same suit and points with no card
+    Hard's tree (:func:`~engine.bots.tree.moves_of`: the same suit and points with no card
     still out between them; with two decks only the card itself)."""
     st = view_round(view)
     mine = choose_card(st)

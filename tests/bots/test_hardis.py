@@ -8,11 +8,12 @@ import pytest
 
 from engine import Game, Phase, Rules
 from engine.arena import SEAT_TYPES, make_player
-from engine.bots import get_bot, hardis
+from engine.bots import get_bot, hardis, tree
 from engine.bots.hard import HardBot
-from engine.bots.hardis import HardISBot, Node, moves_of, settled
+from engine.bots.hardis import HardISBot
 from engine.bots.sampling import DealSampler
 from engine.bots.sim import SimRound
+from engine.bots.tree import Node, moves_of, settled
 from engine.cards import CardSet, parse_card
 
 from .helpers import VARIANTS, Recorder, redeal
@@ -160,18 +161,18 @@ def test_it_stops_once_the_choice_is_settled_and_plays_the_same_card(monkeypatch
     cands = [int(parse_card(c)) for c in ("3D", "5D", "TD")]
     bot = HardISBot(is_budget=10**9, max_iterations=600)
     early = bot.search(view, cands, random.Random(4))
-    monkeypatch.setattr(hardis, "settled", lambda root, left: False)
+    monkeypatch.setattr(tree, "settled", lambda root, left: False)
     full = bot.search(view, cands, random.Random(4))
     assert visits(full) == 600 and visits(early) < 600
-    assert max(cands, key=lambda m: hardis._rank(early.children.get(m))) == int(parse_card("TD"))
-    assert max(cands, key=lambda m: hardis._rank(full.children.get(m))) == int(parse_card("TD"))
+    assert max(cands, key=lambda m: tree.rank(early.children.get(m))) == int(parse_card("TD"))
+    assert max(cands, key=lambda m: tree.rank(full.children.get(m))) == int(parse_card("TD"))
 
 
 def test_a_search_ends_at_its_cpu_cap() -> None:
     view = moon_position().view(3)
     cands = [int(parse_card(c)) for c in ("3D", "5D", "TD")]
     root = HardISBot(max_seconds=0.0).search(view, cands, random.Random(0))
-    assert visits(root) == hardis.SETTLED_EVERY
+    assert visits(root) == tree.SETTLED_EVERY
 
 
 def test_the_cap_on_iterations_goes_with_the_budget_unless_given() -> None:
