@@ -94,12 +94,17 @@ class SimRound:
 
     # ---- construction ------------------------------------------------------------------
 
+    def __init__(self) -> None:
+        """An empty shell: :meth:`start`, :meth:`from_view` and :meth:`copy` fill it in (a
+        plain ``__init__`` rather than ``__new__``, so that the module also compiles with
+        mypyc, ``tools/native.py``)."""
+
     @classmethod
     def start(cls, rules: Rules, hands: Sequence[int], dealer: int) -> SimRound:
         """The first trick of a round whose hands (after any pass) are ``hands``."""
         t = table(rules)
         n = t.n
-        st = cls.__new__(cls)
+        st = cls()
         st.t = t
         st.hands = list(hands)
         clubs = 0
@@ -151,7 +156,7 @@ class SimRound:
         n = t.n
         pts = t.pts
         pen = t.pen_mask
-        st = cls.__new__(cls)
+        st = cls()
         st.t = t
         st.hands = [0] * n
         st.trick = [int(c) for c in view.trick]
@@ -225,7 +230,7 @@ class SimRound:
         self.moon_value = value
 
     def copy(self) -> SimRound:
-        st = SimRound.__new__(SimRound)
+        st = SimRound()
         (st.t, st.tmask, st.leader, st.turn, st.led, st.best, st.best_seat, st.broken, st.ntricks, st.first_lead,
          st.played, st.inplay, st.pen_in_play, st.moon_value, st.done, st.shooter) = (
             self.t, self.tmask, self.leader, self.turn, self.led, self.best, self.best_seat, self.broken,
