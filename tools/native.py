@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import argparse
 import hashlib
+import importlib
 import importlib.metadata
 import json
 import os
@@ -64,18 +65,21 @@ def compiled_files(dest: Path) -> list[Path]:
     return [p for name in MODULES for p in (dest / "engine" / "bots").glob(f"{name}.*.so")]
 
 
-def is_current(dest: Path) -> bool:
-    """Is ``dest`` a finished compiled copy of today's sources?"""
+def is_current(dest: Path, sources: str | None = None) -> bool:
+    """Is ``dest`` a finished compiled copy of today's sources (``sources``: their
+    :func:`source_hash`, when already known)?"""
     try:
         manifest = json.loads((dest / MANIFEST).read_text())
     except (OSError, ValueError):
         return False
-    return manifest.get("sources") == source_hash() and len(compiled_files(dest)) == len(MODULES)
+    return (manifest.get("sources") == (sources or source_hash())
+            and len(compiled_files(dest)) == len(MODULES))
 
 
 def build(dest: Path, quiet: bool = True) -> Path:
     """Compile a copy of ``engine/`` into ``dest`` (nothing to do while it is current)."""
-    if is_current(dest):
+    sources = source_hash()
+    if is_current(dest, sources):
         return dest
     if dest.exists():
         shutil.rmtree(dest)
@@ -87,9 +91,10 @@ def build(dest: Path, quiet: bool = True) -> Path:
     if done.returncode:
         raise RuntimeError(f"mypyc failed (exit {done.returncode}):\n{done.stdout or ''}{done.stderr or ''}")
     shutil.rmtree(dest / "build", ignore_errors=True)
-    if len(compiled_files(dest)) != len(MODULES):
-        raise RuntimeError(f"mypyc left {len(compiled_files(dest))} of {len(MODULES)} compiled modules in {dest}")
-    (dest / MANIFEST).write_text(json.dumps({"sources": source_hash(), "modules": list(MODULES)}) + "\n")
+    made = len(compiled_files(dest))
+    if made != len(MODULES):
+        raise RuntimeError(f"mypyc left {made} of {len(MODULES)} compiled modules in {dest}")
+    (dest / MANIFEST).write_text(json.dumps({"sources": sources, "modules": list(MODULES)}) + "\n")
     return dest
 
 
@@ -102,8 +107,6 @@ def environment(dest: Path) -> dict[str, str]:
 
 def loaded_natively() -> bool:
     """Are this process's compiled modules the C extensions (not their ``.py`` sources)?"""
-    import importlib
-
     return all(str(importlib.import_module(f"engine.bots.{name}").__file__).endswith(".so") for name in MODULES)
 
 
@@ -122,35 +125,29 @@ def run(dest: Path, args: list[str]) -> int:
 def decisions(rounds: int, budget: int) -> dict[str, Any]:
     """Hard's choices at seat 0 (every pass and every play with a choice) in ``rounds`` rounds
     played by Medium, each decided with its own seeded generator, and the CPU they took."""
-    from engine import Game, Phase, Rules
+    from engine import Game, Rules
     from engine.bots.hardis import HardISBot
     from engine.bots.medium import MediumBot
+    from engine.moves import Move
+    from engine.referee import computer_turns
+    from engine.values import Phase
+    from engine.view import PlayerView
 
-    medium = MediumBot()
-    views = []
+    views: list[PlayerView] = []
+
+    class Recording(MediumBot):
+        def decide(self, view: PlayerView, rng: random.Random) -> Move:
+            if view.seat == 0 and (view.phase is Phase.PASS or len(view.legal) > 1):
+                views.append(view)
+            return super().decide(view, rng)
+
+    medium = Recording()
     for r in range(rounds):
-        game = Game(Rules(), seed=f"native {r}")
-        rng = random.Random(r)
-        while game.phase is not Phase.ROUND_OVER and not game.is_over:
-            seat = game.to_act[0]
-            view = game.view(seat)
-            if game.phase is Phase.PLAY:
-                if seat == 0 and len(view.legal) > 1:
-                    views.append(view)
-                game.play(seat, medium.choose_play(view, rng))
-            elif game.phase is Phase.PASS:
-                if seat == 0:
-                    views.append(view)
-                game.pass_cards(seat, medium.choose_pass(view, rng))
-            else:
-                game.choose_moon(seat, medium.choose_moon(view, rng))
+        for _ in computer_turns(Game(Rules(), seed=f"native {r}"), medium):
+            pass
     bot = HardISBot(is_budget=budget, pass_budget=budget)
-    choices = []
     start = time.process_time()
-    for i, view in enumerate(views):
-        rng = random.Random(i)
-        choice = bot.choose_play(view, rng) if view.phase is Phase.PLAY else bot.choose_pass(view, rng)
-        choices.append(str(choice))
+    choices = [str(bot.decide(view, random.Random(i))) for i, view in enumerate(views)]
     return {"choices": choices, "cpu": time.process_time() - start, "native": loaded_natively()}
 
 

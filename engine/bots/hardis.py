@@ -125,17 +125,8 @@ class HardISBot(HardBot):
     def search(self, view: PlayerView, cands: list[int], rng: random.Random) -> Node:
         """Run the tree search from ``view`` over the root's moves ``cands``; the root."""
         sampler = DealSampler(view, infer=True, tilt=pass_tilt(view) if self.read_passes else None)
-        habits = self.habits(view)
-        me = view.seat
-        totals = view.totals
-        target = view.rules.target_score
         cost = max(1, sum(view.hand_sizes))
         iterations = min(self.max_iterations, max(self.min_iterations, self.is_budget // cost))
-        c = self.c
-        policy_first = self.policy_first
-        opponents_tree = self.opponents_tree
-        dump = self.dump
-        self_hunt = self.self_hunt
-        wary_seats = self.wary_seats(view)
-        return grow(view_dealer(view), sampler.sample, habits, wary_seats, me, totals, target, cands, iterations, c,
-                    policy_first, opponents_tree, dump, self_hunt, self.max_seconds, rng)
+        return grow(view_dealer(view), sampler.sample, self.habits(view), self.wary_seats(view), view.seat,
+                    view.totals, view.rules.target_score, cands, iterations, self.c, self.policy_first,
+                    self.opponents_tree, self.dump, self.self_hunt, self.max_seconds, rng)
